@@ -1,0 +1,252 @@
+package connector
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"reflect"
+	"strconv"
+	"strings"
+)
+
+// Config is a component's `config:` block as written in the pipeline file,
+// after interpolation. Path is its key path in the document, so decoding
+// errors can name the exact key.
+type Config struct {
+	Path  string
+	Value Value
+}
+
+// Decode fills dst (a pointer to a struct) strictly: struct tags give the
+// JSON name (`json`), a default (`default`), allowed values (`enum`,
+// comma-separated) and `required:"true"`; an unknown key or a value of the
+// wrong type is a *ConfigError naming the key path. If dst implements
+// Validator, Validate runs last and its error is reported at c.Path.
+func (c Config) Decode(dst any) error {
+	rv := reflect.ValueOf(dst)
+	if rv.Kind() != reflect.Pointer || rv.Elem().Kind() != reflect.Struct {
+		return fmt.Errorf("connector: Decode needs a pointer to a struct, got %T", dst)
+	}
+	if err := applyDefaults(rv.Elem()); err != nil {
+		return err
+	}
+	obj := c.Value
+	if obj.Kind() == KindNull {
+		obj = Object(Record{})
+	}
+	if obj.Kind() != KindObject {
+		return ConfigErrorf(c.Path, "must be an object, got %s", obj.Kind())
+	}
+	data := AppendJSON(nil, obj)
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(dst); err != nil {
+		return c.jsonError(err)
+	}
+	present := map[string]bool{}
+	for _, f := range obj.AsObject().Fields {
+		present[f.Key] = true
+	}
+	if err := checkTags(c.Path, rv.Elem(), present); err != nil {
+		return err
+	}
+	if v, ok := dst.(Validator); ok {
+		if err := v.Validate(); err != nil {
+			var ce *ConfigError
+			if errors.As(err, &ce) {
+				if ce.Path == "" {
+					ce.Path = c.Path
+				} else if !strings.HasPrefix(ce.Path, c.Path) {
+					ce.Path = c.Path + "." + ce.Path
+				}
+				return ce
+			}
+			return &ConfigError{Path: c.Path, Msg: err.Error()}
+		}
+	}
+	return nil
+}
+
+// Child returns the sub-config at key (for nested blocks).
+func (c Config) Child(key string) Config {
+	v, _ := c.Value.AsObject().Get(key)
+	return Config{Path: c.Path + "." + key, Value: v}
+}
+
+func (c Config) jsonError(err error) error {
+	var te *json.UnmarshalTypeError
+	if errors.As(err, &te) {
+		path := c.Path
+		if te.Field != "" {
+			path += "." + te.Field
+		}
+		return ConfigErrorf(path, "expected %s, got %s", goTypeName(te.Type), te.Value)
+	}
+	msg := err.Error()
+	if rest, ok := strings.CutPrefix(msg, "json: unknown field "); ok {
+		name, _ := strconv.Unquote(rest)
+		return ConfigErrorf(c.Path+"."+name, "unknown key %s", rest)
+	}
+	return ConfigErrorf(c.Path, "%s", strings.TrimPrefix(msg, "json: "))
+}
+
+func goTypeName(t reflect.Type) string {
+	switch t.Kind() {
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return "an integer"
+	case reflect.Float32, reflect.Float64:
+		return "a number"
+	case reflect.Bool:
+		return "a boolean"
+	case reflect.String:
+		return "a string"
+	case reflect.Slice, reflect.Array:
+		return "a list"
+	case reflect.Map, reflect.Struct:
+		return "an object"
+	}
+	return t.String()
+}
+
+// jsonName returns the key a struct field decodes from, or "" if skipped.
+func jsonName(f reflect.StructField) string {
+	if !f.IsExported() {
+		return ""
+	}
+	tag := f.Tag.Get("json")
+	if tag == "-" {
+		return ""
+	}
+	name, _, _ := strings.Cut(tag, ",")
+	if name == "" {
+		name = f.Name
+	}
+	return name
+}
+
+func applyDefaults(v reflect.Value) error {
+	t := v.Type()
+	for i := 0; i < t.NumField(); i++ {
+		f := t.Field(i)
+		def, ok := f.Tag.Lookup("default")
+		if !ok || jsonName(f) == "" {
+			continue
+		}
+		fv := v.Field(i)
+		if err := setScalar(fv, def); err != nil {
+			return fmt.Errorf("connector: bad default %q for %s.%s: %w", def, t.Name(), f.Name, err)
+		}
+	}
+	return nil
+}
+
+func setScalar(fv reflect.Value, s string) error {
+	switch fv.Kind() {
+	case reflect.String:
+		fv.SetString(s)
+	case reflect.Bool:
+		b, err := strconv.ParseBool(s)
+		if err != nil {
+			return err
+		}
+		fv.SetBool(b)
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		if fv.Type() == reflect.TypeOf(Byte(0)) {
+			b, err := parseByte(s)
+			if err != nil {
+				return err
+			}
+			fv.SetInt(int64(b))
+			return nil
+		}
+		n, err := strconv.ParseInt(s, 10, 64)
+		if err != nil {
+			return err
+		}
+		fv.SetInt(n)
+	case reflect.Uint8:
+		b, err := parseByte(s)
+		if err != nil {
+			return err
+		}
+		fv.SetUint(uint64(b))
+	case reflect.Float32, reflect.Float64:
+		n, err := strconv.ParseFloat(s, 64)
+		if err != nil {
+			return err
+		}
+		fv.SetFloat(n)
+	default:
+		return fmt.Errorf("defaults are only for scalars, not %s", fv.Type())
+	}
+	return nil
+}
+
+func checkTags(path string, v reflect.Value, present map[string]bool) error {
+	t := v.Type()
+	for i := 0; i < t.NumField(); i++ {
+		f := t.Field(i)
+		name := jsonName(f)
+		if name == "" {
+			continue
+		}
+		if f.Tag.Get("required") == "true" && !present[name] {
+			return ConfigErrorf(path+"."+name, "required key is missing")
+		}
+		if enum := f.Tag.Get("enum"); enum != "" && v.Field(i).Kind() == reflect.String {
+			got := v.Field(i).String()
+			allowed := strings.Split(enum, ",")
+			ok := false
+			for _, a := range allowed {
+				ok = ok || a == got
+			}
+			if !ok {
+				return ConfigErrorf(path+"."+name, "must be one of %s, got %q", strings.Join(allowed, ", "), got)
+			}
+		}
+	}
+	return nil
+}
+
+// Byte is a single-byte option such as a CSV delimiter. In a config it may
+// be written as a one-character string (",", "\t") or, as faucet-cli 1.x
+// wrote it, as the byte's number (44).
+type Byte byte
+
+// UnmarshalJSON accepts a one-character string or an integer 0..255.
+func (b *Byte) UnmarshalJSON(data []byte) error {
+	if len(data) > 0 && data[0] == '"' {
+		var s string
+		if err := json.Unmarshal(data, &s); err != nil {
+			return err
+		}
+		c, err := parseByte(s)
+		if err != nil {
+			return err
+		}
+		*b = Byte(c)
+		return nil
+	}
+	n, err := strconv.Atoi(string(data))
+	if err != nil || n < 0 || n > 255 {
+		return fmt.Errorf("expected a single character or a byte value 0-255, got %s", data)
+	}
+	*b = Byte(n)
+	return nil
+}
+
+func parseByte(s string) (byte, error) {
+	switch s {
+	case `\t`, "tab":
+		return '\t', nil
+	}
+	if len(s) != 1 {
+		if n, err := strconv.Atoi(s); err == nil && n >= 0 && n <= 255 {
+			return byte(n), nil
+		}
+		return 0, fmt.Errorf("expected a single character, got %q", s)
+	}
+	return s[0], nil
+}

@@ -1,0 +1,98 @@
+// Package connector is faucet's public SDK: the record model (Value, Record,
+// Page), the interfaces every source, sink and transform implements, the
+// registry that maps a config `type` to an implementation, strict config
+// decoding with JSON Schema generation, and the error classes the engine
+// acts on (retryable, fatal, per-record).
+//
+// A connector package registers itself from an init function:
+//
+//	func init() {
+//		connector.RegisterSource(connector.SourceSpec{
+//			Name: "csv", Summary: "...", Config: &Config{},
+//			New: newSource,
+//		})
+//	}
+//
+// and the binary links it with a blank import (see connectors/all).
+package connector
+
+import (
+	"context"
+	"io"
+	"log/slog"
+)
+
+// Source streams pages of records in order.
+//
+// The engine calls Open once, then Next until it returns io.EOF (or an
+// error, or the run is cancelled), then Close. Open must fail, before any
+// output exists, when the input is missing or unreachable.
+type Source interface {
+	Open(ctx context.Context, opts SourceOptions) error
+	// Next returns the next page, or io.EOF after the last one. A page may
+	// carry a Decode function so that parsing happens on a worker goroutine.
+	Next(ctx context.Context) (*Page, error)
+	Close() error
+}
+
+// SourceOptions are handed to Source.Open.
+type SourceOptions struct {
+	// StartBookmark is the bookmark saved after the last committed page of
+	// an earlier run, or nil on a first run. Incremental sources emit only
+	// records beyond it.
+	StartBookmark *Value
+	Logger        *slog.Logger
+}
+
+// Sink writes pages in order and makes them durable on Flush.
+type Sink interface {
+	// Open prepares the destination (create parent directories, connect).
+	Open(ctx context.Context, opts SinkOptions) error
+	// Write writes the page's records, in order.
+	Write(ctx context.Context, p *Page) error
+	// Flush makes everything written so far durable. The engine saves a
+	// bookmark only after Flush returned nil.
+	Flush(ctx context.Context) error
+	Close() error
+}
+
+// SinkOptions are handed to Sink.Open.
+type SinkOptions struct {
+	Logger *slog.Logger
+	// Stdout is where console sinks write (the process stdout in the CLI,
+	// a buffer in tests).
+	Stdout io.Writer
+}
+
+// BookmarkMerger is implemented by sources whose page bookmarks are not
+// cumulative: each page reports only what it saw (the highest replication
+// key in that page, which pages decoded concurrently cannot know of each
+// other). The engine folds page bookmarks in page order with
+// MergeBookmark(committed, page) and saves the result. Without it, the
+// engine keeps the latest page bookmark.
+type BookmarkMerger interface {
+	MergeBookmark(committed, page Value) Value
+}
+
+// PageEncoder is implemented by sinks that serialize records to bytes. The
+// engine then encodes pages on worker goroutines and hands the bytes to
+// WriteEncoded in page order. EncodePage is first called for the stream's
+// first page alone; once that returned, later pages may be encoded
+// concurrently, so per-stream facts (a CSV header) can be fixed by it.
+type PageEncoder interface {
+	EncodePage(p *Page, dst []byte) ([]byte, error)
+	WriteEncoded(ctx context.Context, p *Page, data []byte) error
+}
+
+// Transform changes records one at a time. Apply edits r in place and
+// returns keep=false to drop it. It must be safe for concurrent use: pages
+// are transformed on several goroutines at once.
+type Transform interface {
+	Apply(r *Record) (keep bool, err error)
+}
+
+// Validator is implemented by config structs that check themselves after
+// decoding (cross-field rules the struct tags cannot say).
+type Validator interface {
+	Validate() error
+}

@@ -1,0 +1,147 @@
+package connector
+
+import (
+	"math"
+	"strconv"
+	"unicode/utf8"
+)
+
+// AppendJSON appends the compact JSON encoding of v to dst. Objects keep
+// their key order. Non-finite floats (NaN, ±Inf) encode as null, as JSON has
+// no spelling for them. Integral floats keep a ".0" so that a float read back
+// stays a float (the original implementation's serde_json does the same).
+func AppendJSON(dst []byte, v Value) []byte {
+	switch v.kind {
+	case KindNull:
+		return append(dst, "null"...)
+	case KindBool:
+		if v.num != 0 {
+			return append(dst, "true"...)
+		}
+		return append(dst, "false"...)
+	case KindInt:
+		return strconv.AppendInt(dst, int64(v.num), 10)
+	case KindFloat:
+		return AppendJSONFloat(dst, math.Float64frombits(v.num))
+	case KindString:
+		return AppendJSONString(dst, v.str)
+	case KindArray:
+		dst = append(dst, '[')
+		for i, e := range v.AsArray() {
+			if i > 0 {
+				dst = append(dst, ',')
+			}
+			dst = AppendJSON(dst, e)
+		}
+		return append(dst, ']')
+	case KindObject:
+		return AppendRecordJSON(dst, v.AsObject())
+	}
+	return append(dst, "null"...)
+}
+
+// AppendRecordJSON appends r as a compact JSON object.
+func AppendRecordJSON(dst []byte, r Record) []byte {
+	dst = append(dst, '{')
+	for i := range r.Fields {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		dst = AppendJSONString(dst, r.Fields[i].Key)
+		dst = append(dst, ':')
+		dst = AppendJSON(dst, r.Fields[i].Value)
+	}
+	return append(dst, '}')
+}
+
+// AppendJSONFloat appends f in the shortest form that reads back as the same
+// float64, always with a fraction or exponent.
+func AppendJSONFloat(dst []byte, f float64) []byte {
+	if math.IsNaN(f) || math.IsInf(f, 0) {
+		return append(dst, "null"...)
+	}
+	abs := math.Abs(f)
+	if abs != 0 && (abs < 1e-6 || abs >= 1e21) {
+		start := len(dst)
+		dst = strconv.AppendFloat(dst, f, 'e', -1, 64)
+		// 1e-07 -> 1e-7, like encoding/json.
+		n := len(dst)
+		if n-start >= 4 && dst[n-4] == 'e' && dst[n-3] == '-' && dst[n-2] == '0' {
+			dst[n-2] = dst[n-1]
+			dst = dst[:n-1]
+		}
+		return dst
+	}
+	start := len(dst)
+	dst = strconv.AppendFloat(dst, f, 'f', -1, 64)
+	for _, c := range dst[start:] {
+		if c == '.' {
+			return dst
+		}
+	}
+	return append(dst, '.', '0')
+}
+
+const hexDigits = "0123456789abcdef"
+
+// jsonSafe[c] is true for ASCII bytes that need no escaping inside a JSON string.
+var jsonSafe = func() (t [256]bool) {
+	for c := 0x20; c < utf8.RuneSelf; c++ {
+		t[c] = c != '"' && c != '\\'
+	}
+	return t
+}()
+
+// AppendJSONString appends s as a quoted JSON string. Invalid UTF-8 is
+// replaced by U+FFFD; U+2028 and U+2029 are escaped for JavaScript safety.
+func AppendJSONString(dst []byte, s string) []byte {
+	dst = append(dst, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if jsonSafe[c] {
+				i++
+				continue
+			}
+			dst = append(dst, s[start:i]...)
+			switch c {
+			case '"', '\\':
+				dst = append(dst, '\\', c)
+			case '\n':
+				dst = append(dst, '\\', 'n')
+			case '\r':
+				dst = append(dst, '\\', 'r')
+			case '\t':
+				dst = append(dst, '\\', 't')
+			case '\b':
+				dst = append(dst, '\\', 'b')
+			case '\f':
+				dst = append(dst, '\\', 'f')
+			default:
+				dst = append(dst, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xF])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			dst = append(dst, s[start:i]...)
+			dst = append(dst, "\ufffd"...)
+			i += size
+			start = i
+			continue
+		}
+		if r == '\u2028' || r == '\u2029' {
+			dst = append(dst, s[start:i]...)
+			dst = append(dst, '\\', 'u', '2', '0', '2', hexDigits[r&0xF])
+			i += size
+			start = i
+			continue
+		}
+		i += size
+	}
+	dst = append(dst, s[start:]...)
+	return append(dst, '"')
+}

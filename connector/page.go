@@ -1,0 +1,93 @@
+package connector
+
+import "fmt"
+
+// DefaultPageSize is the number of records a source puts in a page unless
+// its config says otherwise.
+const DefaultPageSize = 1000
+
+// MaxPageSize bounds any configured batch_size.
+const MaxPageSize = 1_000_000
+
+// Page is the unit of work that flows from a source through the transforms
+// to a sink. Pages are processed strictly in the order the source emitted
+// them; a page's bookmark is saved only after the page (and every page
+// before it) has been written and flushed.
+type Page struct {
+	// Records of the page, in source order.
+	Records []Record
+
+	// Failed holds records that could not be decoded or transformed. The
+	// engine sends them to the dead-letter queue when one is configured and
+	// fails the run otherwise.
+	Failed []RecordError
+
+	// Bookmark, when non-nil, is the resume position after this page: once
+	// the page is durable in the sink the engine saves it in the state store
+	// and hands it back to the source on the next run (Open's StartBookmark).
+	Bookmark *Value
+
+	// Decode, when non-nil, fills Records (and Failed) from data the source
+	// read but did not parse yet. The engine calls it once, possibly on a
+	// worker goroutine and concurrently with the source's Next and with the
+	// Decode of other pages, so it must only touch the page's own data. A
+	// source that decodes in Next leaves it nil.
+	Decode func(p *Page) error
+
+	// Seq is the page's position in the stream, set by the engine.
+	Seq uint64
+}
+
+// Materialize runs the pending Decode, if any.
+func (p *Page) Materialize() error {
+	if p.Decode == nil {
+		return nil
+	}
+	d := p.Decode
+	p.Decode = nil
+	return d(p)
+}
+
+// Stage names where in the pipeline a record failed.
+type Stage string
+
+// Stages reported in RecordError and in dead-letter envelopes.
+const (
+	StageSource    Stage = "source"
+	StageTransform Stage = "transform"
+	StageSink      Stage = "sink"
+)
+
+// RecordError is a failure tied to one record: a row that does not parse, a
+// value a transform cannot convert, a record a sink refuses.
+type RecordError struct {
+	// Stage and Component say where it failed ("transform", "cast").
+	Stage     Stage
+	Component string
+	// Location names the record for people: "data/in.csv:17" or "record 42".
+	Location string
+	// RowID is the record's 1-based position in the source stream when known.
+	RowID int64
+	// Record is the record as it was when it failed, when it could be decoded.
+	Record *Record
+	// Raw is the undecodable input, when the record could not be decoded.
+	Raw string
+	Err error
+}
+
+func (e *RecordError) Error() string {
+	where := e.Location
+	if where == "" && e.RowID > 0 {
+		where = fmt.Sprintf("record %d", e.RowID)
+	}
+	comp := string(e.Stage)
+	if e.Component != "" {
+		comp += " " + e.Component
+	}
+	if where == "" {
+		return fmt.Sprintf("%s: %v", comp, e.Err)
+	}
+	return fmt.Sprintf("%s: %s: %v", where, comp, e.Err)
+}
+
+func (e *RecordError) Unwrap() error { return e.Err }
