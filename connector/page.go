@@ -1,6 +1,9 @@
 package connector
 
-import "fmt"
+import (
+	"fmt"
+	"strings"
+)
 
 // DefaultPageSize is the number of records a source puts in a page unless
 // its config says otherwise.
@@ -80,14 +83,18 @@ func (e *RecordError) Error() string {
 	if where == "" && e.RowID > 0 {
 		where = fmt.Sprintf("record %d", e.RowID)
 	}
-	comp := string(e.Stage)
-	if e.Component != "" {
-		comp += " " + e.Component
+	comp := e.Component
+	if comp == "" {
+		comp = string(e.Stage)
+	}
+	msg := e.Err.Error()
+	if !strings.HasPrefix(msg, comp+":") {
+		msg = comp + ": " + msg
 	}
 	if where == "" {
-		return fmt.Sprintf("%s: %v", comp, e.Err)
+		return msg
 	}
-	return fmt.Sprintf("%s: %s: %v", where, comp, e.Err)
+	return where + ": " + msg
 }
 
 func (e *RecordError) Unwrap() error { return e.Err }

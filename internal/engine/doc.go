@@ -1,0 +1,50 @@
+// Package engine runs one pipeline row: source -> transforms -> sink, with
+// bounded memory, ordered checkpoints, retries, a dead-letter queue and
+// cooperative cancellation. It knows connectors only through the interfaces
+// of package connector and state only through state.Store; it does no HTTP
+// and no SQL of its own.
+//
+// # Pages and goroutines
+//
+// A reader goroutine calls Source.Next and numbers the pages. A small pool
+// of workers (one per CPU by default) takes pages in turn and, for each,
+// runs the source's deferred Decode, the transforms, and, when the sink is a
+// connector.PageEncoder, the encoding to bytes. The writer (the goroutine
+// that called Run) takes finished pages strictly in their original order,
+// routes failed records to the DLQ, writes the page, and checkpoints. The
+// channels between them are bounded (2 pages per worker), so memory stays
+// at a few pages whatever the input size.
+//
+// # Checkpoints
+//
+// For every page that carries a bookmark the writer keeps this order:
+//
+//	write page N (after pages 0..N-1) -> flush DLQ sink -> flush sink -> state.Put(bookmark)
+//
+// Flushing means fsync for file sinks, so the writer checkpoints at most
+// once per CheckpointEvery (default 1s) and always at the end of the
+// stream and on cancellation; bookmarks in between are folded into the
+// pending one. A sink error never advances the bookmark.
+//
+// # Failures
+//
+// A record that cannot be decoded or transformed is a connector.RecordError.
+// With a DLQ it is written there as an envelope (stage, connector, error,
+// original record or raw text, row id, timestamp) and the run goes on until
+// max_failures_total is exceeded; without one the run fails naming the
+// record. Errors a connector marks connector.Retryable are retried with
+// exponential backoff and jitter (RetryPolicy); others fail the run.
+//
+// # Cancellation
+//
+// When ctx is cancelled (SIGINT/SIGTERM in the CLI) the writer finishes the
+// page it is writing, drops pages not yet written, flushes, saves the
+// bookmark of the last written page and returns a Result with Cancelled set
+// together with ctx's error. A rerun then resumes exactly after that page.
+//
+// # Limits and dry runs
+//
+// Limit stops after that many records reached the sink (the last page is cut
+// and re-encoded). DryRun replaces nothing here: the CLI hands the engine a
+// counting sink and a read-only state store.
+package engine

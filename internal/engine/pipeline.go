@@ -1,0 +1,250 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"io"
+	"sync"
+	"time"
+
+	"github.com/faucet-hq/faucet/connector"
+)
+
+// work is one page on its way from the reader to the writer.
+type work struct {
+	page    *connector.Page
+	failed  []failure // records that failed to decode or transform
+	read    int64     // records the source produced for this page
+	dropped int64
+	encoded []byte // the page's bytes when the sink is a PageEncoder
+	err     error  // a page-level failure (the source could not be read)
+}
+
+// failure is a failed record and its position among the page's decoded
+// records (-1 when the source reported it without a position).
+type failure struct {
+	local int
+	err   connector.RecordError
+}
+
+// stages runs the reader and the workers; results come out of out in any
+// order and the writer restores it.
+type stages struct {
+	row     Row
+	encoder connector.PageEncoder
+	gate    *encodeGate
+	tokens  chan struct{} // bounds the pages in flight
+	out     chan *work
+	wg      sync.WaitGroup
+	bufs    sync.Pool
+}
+
+func startStages(ctx context.Context, row Row, encoder connector.PageEncoder) *stages {
+	inflight := 3 * row.Workers
+	s := &stages{
+		row:     row,
+		encoder: encoder,
+		gate:    newEncodeGate(),
+		tokens:  make(chan struct{}, inflight),
+		out:     make(chan *work, inflight),
+	}
+	jobs := make(chan *work, row.Workers)
+	s.wg.Add(1 + row.Workers)
+	go s.read(ctx, jobs)
+	for i := 0; i < row.Workers; i++ {
+		go s.process(ctx, jobs)
+	}
+	go func() {
+		s.wg.Wait()
+		close(s.out)
+	}()
+	return s
+}
+
+// release returns the token of a page the writer is done with.
+func (s *stages) release(w *work) {
+	if w.encoded != nil {
+		buf := w.encoded[:0]
+		s.bufs.Put(&buf)
+		w.encoded = nil
+	}
+	<-s.tokens
+}
+
+func (s *stages) read(ctx context.Context, jobs chan<- *work) {
+	defer s.wg.Done()
+	defer close(jobs)
+	var seq uint64
+	for {
+		select {
+		case s.tokens <- struct{}{}:
+		case <-ctx.Done():
+			return
+		}
+		var p *connector.Page
+		err := s.row.Retry.do(ctx, func() error {
+			var err error
+			p, err = s.row.Source.Next(ctx)
+			return err
+		}, func(n int, err error, wait time.Duration) {
+			s.row.Logger.Warn("source read failed, retrying", "attempt", n, "wait", wait.String(), "error", err)
+		})
+		if errors.Is(err, io.EOF) {
+			<-s.tokens
+			return
+		}
+		w := &work{err: err}
+		if err == nil {
+			p.Seq = seq
+			w.page = p
+		} else {
+			w.page = &connector.Page{Seq: seq}
+		}
+		seq++
+		select {
+		case jobs <- w:
+		case <-ctx.Done():
+			<-s.tokens
+			return
+		}
+		if err != nil {
+			return
+		}
+	}
+}
+
+func (s *stages) process(ctx context.Context, jobs <-chan *work) {
+	defer s.wg.Done()
+	for w := range jobs {
+		if w.err == nil {
+			s.prepare(w)
+		} else {
+			s.gate.skip(w.page.Seq)
+		}
+		select {
+		case s.out <- w:
+		case <-ctx.Done():
+			<-s.tokens
+		}
+	}
+}
+
+// prepare decodes, transforms and encodes one page.
+func (s *stages) prepare(w *work) {
+	p := w.page
+	if err := p.Materialize(); err != nil {
+		w.err = err
+		s.gate.skip(p.Seq)
+		return
+	}
+	w.read = int64(len(p.Records) + len(p.Failed))
+	for _, f := range p.Failed {
+		w.failed = append(w.failed, failure{local: -1, err: f})
+	}
+	p.Failed = nil
+	if len(s.row.Transforms) > 0 {
+		s.transform(w)
+	}
+	if s.encoder == nil {
+		return
+	}
+	bp, _ := s.bufs.Get().(*[]byte)
+	var buf []byte
+	if bp != nil {
+		buf = *bp
+	}
+	s.gate.enter(p.Seq)
+	buf, err := s.encoder.EncodePage(p, buf)
+	s.gate.leave(p.Seq, len(p.Records) > 0)
+	if err != nil {
+		w.err = err
+		return
+	}
+	w.encoded = buf
+}
+
+func (s *stages) transform(w *work) {
+	recs := w.page.Records
+	kept := recs[:0]
+	for i := range recs {
+		r := &recs[i]
+		keep := true
+		for _, st := range s.row.Transforms {
+			ok, err := st.Transform.Apply(r)
+			if err != nil {
+				rec := r.Clone()
+				w.failed = append(w.failed, failure{local: i, err: connector.RecordError{
+					Stage: connector.StageTransform, Component: st.Name, Record: &rec, Err: err,
+				}})
+				keep = false
+				break
+			}
+			if !ok {
+				w.dropped++
+				keep = false
+				break
+			}
+		}
+		if keep {
+			kept = append(kept, *r)
+		}
+	}
+	clear(recs[len(kept):])
+	w.page.Records = kept
+}
+
+// encodeGate makes the first non-empty page the first one encoded, so a
+// PageEncoder can fix per-stream facts (a CSV header) from it; once that
+// happened, pages encode concurrently.
+type encodeGate struct {
+	mu     sync.Mutex
+	cond   *sync.Cond
+	next   uint64 // lowest sequence number not yet encoded while unprimed
+	done   map[uint64]bool
+	primed bool
+}
+
+func newEncodeGate() *encodeGate {
+	g := &encodeGate{done: map[uint64]bool{}}
+	g.cond = sync.NewCond(&g.mu)
+	return g
+}
+
+// enter waits, while no non-empty page was encoded yet, until every earlier
+// page has been encoded or skipped.
+func (g *encodeGate) enter(seq uint64) {
+	g.mu.Lock()
+	for !g.primed && g.next != seq {
+		g.cond.Wait()
+	}
+	g.mu.Unlock()
+}
+
+func (g *encodeGate) leave(seq uint64, nonEmpty bool) {
+	g.mu.Lock()
+	if nonEmpty {
+		g.primed = true
+	}
+	g.advance(seq)
+	g.mu.Unlock()
+	g.cond.Broadcast()
+}
+
+// skip marks a page that will not be encoded (it failed to decode).
+func (g *encodeGate) skip(seq uint64) {
+	g.mu.Lock()
+	g.advance(seq)
+	g.mu.Unlock()
+	g.cond.Broadcast()
+}
+
+func (g *encodeGate) advance(seq uint64) {
+	if g.primed {
+		return
+	}
+	g.done[seq] = true
+	for g.done[g.next] {
+		delete(g.done, g.next)
+		g.next++
+	}
+}

@@ -1,0 +1,229 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/faucet-hq/faucet/connector"
+)
+
+// writer is the ordered end of the pipeline: it owns the sink, the DLQ and
+// the state store during a run.
+type writer struct {
+	row     Row
+	encoder connector.PageEncoder
+	merger  connector.BookmarkMerger
+
+	pending    *connector.Value // bookmark of written pages not yet saved
+	saved      *connector.Value // bookmark saved last
+	stateSaved bool
+	lastSave   time.Time
+
+	written, read, dlq, dropped int64
+	limitHit                    bool
+}
+
+func newWriter(row Row, resume *connector.Value) *writer {
+	w := &writer{row: row, saved: resume, lastSave: time.Now()}
+	w.encoder, _ = row.Sink.(connector.PageEncoder)
+	w.merger, _ = row.Source.(connector.BookmarkMerger)
+	return w
+}
+
+func (w *writer) result() Result {
+	return Result{
+		Read: w.read, Written: w.written, DLQ: w.dlq, Dropped: w.dropped,
+		Bookmark: w.saved, StateSaved: w.stateSaved, LimitHit: w.limitHit,
+	}
+}
+
+// run drives the stages and writes pages in order.
+func (w *writer) run(ctx context.Context) (err error) {
+	ictx, stop := context.WithCancel(ctx)
+	st := startStages(ictx, w.row, w.encoder)
+	defer func() {
+		stop()
+		for range st.out { // let the reader and workers finish
+		}
+	}()
+	// Finishing work must not be cut short by the cancellation it reacts to.
+	fctx := context.WithoutCancel(ctx)
+
+	held := map[uint64]*work{}
+	var next uint64
+	for {
+		var item *work
+		var open bool
+		if it, ok := held[next]; ok {
+			item, open = it, true
+			delete(held, next)
+		} else {
+			select {
+			case <-ctx.Done():
+				return w.stop(fctx, ctx.Err())
+			case it, ok := <-st.out:
+				if !ok {
+					if len(held) > 0 {
+						return fmt.Errorf("engine: %d pages lost in flight", len(held))
+					}
+					return w.finish(fctx)
+				}
+				if it.page.Seq != next {
+					held[it.page.Seq] = it
+					continue
+				}
+				item, open = it, true
+			}
+		}
+		_ = open
+		next++
+		done, err := w.handle(ctx, fctx, st, item)
+		st.release(item)
+		if err != nil {
+			return w.stop(fctx, err)
+		}
+		if done {
+			return w.finish(fctx)
+		}
+		if ctx.Err() != nil {
+			return w.stop(fctx, ctx.Err())
+		}
+	}
+}
+
+// handle writes one page; done reports that the limit was reached.
+func (w *writer) handle(ctx, fctx context.Context, st *stages, it *work) (done bool, err error) {
+	if it.err != nil {
+		return false, fmt.Errorf("source %s: %w", w.row.SourceType, it.err)
+	}
+	p := it.page
+	base := w.read
+	w.read += it.read
+	w.dropped += it.dropped
+	w.row.Stats.Read.Add(it.read)
+	w.row.Stats.Dropped.Add(it.dropped)
+	if len(it.failed) > 0 {
+		for i := range it.failed {
+			if f := &it.failed[i]; f.err.RowID == 0 && f.local >= 0 {
+				f.err.RowID = base + int64(f.local) + 1
+			}
+		}
+		if err := w.deadLetter(fctx, it.failed); err != nil {
+			return false, err
+		}
+	}
+	if w.row.Limit > 0 && w.written+int64(len(p.Records)) >= w.row.Limit {
+		p.Records = p.Records[:w.row.Limit-w.written]
+		done, w.limitHit = true, true
+		if w.encoder != nil {
+			it.encoded, err = w.encoder.EncodePage(p, it.encoded[:0])
+			if err != nil {
+				return false, fmt.Errorf("sink %s: %w", w.row.SinkType, err)
+			}
+		}
+	}
+	if len(p.Records) > 0 {
+		err := w.row.Retry.do(ctx, func() error {
+			if w.encoder != nil {
+				return w.encoder.WriteEncoded(fctx, p, it.encoded)
+			}
+			return w.row.Sink.Write(fctx, p)
+		}, w.logRetry("sink write"))
+		if err != nil {
+			return false, &sinkFailure{fmt.Errorf("sink %s: %w", w.row.SinkType, err)}
+		}
+		w.written += int64(len(p.Records))
+		w.row.Stats.Written.Add(int64(len(p.Records)))
+	}
+	w.row.Stats.Pages.Add(1)
+	if p.Bookmark != nil && !w.limitHit {
+		w.foldBookmark(*p.Bookmark)
+	}
+	if w.row.DLQ != nil && w.row.DLQ.MaxTotal > 0 && w.dlq > w.row.DLQ.MaxTotal {
+		if err := w.checkpoint(fctx); err != nil {
+			return false, err
+		}
+		return false, fmt.Errorf("dead-letter limit exceeded: %d records failed (max_failures_total %d)", w.dlq, w.row.DLQ.MaxTotal)
+	}
+	if w.pending != nil && time.Since(w.lastSave) >= w.row.CheckpointEvery {
+		if err := w.checkpoint(fctx); err != nil {
+			return false, err
+		}
+	}
+	return done, nil
+}
+
+func (w *writer) foldBookmark(b connector.Value) {
+	cur := w.pending
+	if cur == nil {
+		cur = w.saved
+	}
+	if w.merger != nil && cur != nil {
+		b = w.merger.MergeBookmark(*cur, b)
+	}
+	w.pending = &b
+}
+
+func (w *writer) logRetry(what string) func(int, error, time.Duration) {
+	return func(n int, err error, wait time.Duration) {
+		w.row.Logger.Warn(what+" failed, retrying", "attempt", n, "wait", wait.String(), "error", err)
+	}
+}
+
+// checkpoint flushes the DLQ and the sink, then saves the pending bookmark.
+func (w *writer) checkpoint(ctx context.Context) error {
+	if err := w.flush(ctx); err != nil {
+		return &sinkFailure{err}
+	}
+	if w.pending == nil || w.row.State == nil {
+		w.lastSave = time.Now()
+		return nil
+	}
+	data := connector.AppendJSON(nil, *w.pending)
+	err := w.row.Retry.do(ctx, func() error {
+		return w.row.State.Put(ctx, w.row.StateKey, data)
+	}, w.logRetry("state save"))
+	if err != nil {
+		return &sinkFailure{fmt.Errorf("save state %q: %w", w.row.StateKey, err)}
+	}
+	w.saved, w.pending, w.stateSaved = w.pending, nil, true
+	w.lastSave = time.Now()
+	return nil
+}
+
+func (w *writer) flush(ctx context.Context) error {
+	if w.row.DLQ != nil {
+		if err := w.row.Retry.do(ctx, func() error { return w.row.DLQ.Sink.Flush(ctx) }, w.logRetry("dlq flush")); err != nil {
+			return fmt.Errorf("dlq sink %s: flush: %w", w.row.DLQ.Type, err)
+		}
+	}
+	if err := w.row.Retry.do(ctx, func() error { return w.row.Sink.Flush(ctx) }, w.logRetry("sink flush")); err != nil {
+		return fmt.Errorf("sink %s: flush: %w", w.row.SinkType, err)
+	}
+	return nil
+}
+
+// finish ends a complete (or limited) stream: flush and save.
+func (w *writer) finish(ctx context.Context) error { return w.checkpoint(ctx) }
+
+// stop ends the run early with cause. What was written is flushed and its
+// bookmark saved, unless the failure was in the sink itself (then nothing
+// more is trusted to it and the bookmark stays where it was).
+func (w *writer) stop(ctx context.Context, cause error) error {
+	var se *sinkFailure
+	if errors.As(cause, &se) {
+		return cause
+	}
+	if err := w.checkpoint(ctx); err != nil {
+		return errors.Join(cause, err)
+	}
+	return cause
+}
+
+// sinkFailure marks errors after which the sink must not be flushed again.
+type sinkFailure struct{ err error }
+
+func (e *sinkFailure) Error() string { return e.err.Error() }
+func (e *sinkFailure) Unwrap() error { return e.err }
