@@ -1,0 +1,212 @@
+// Package e2e runs the golden end-to-end cases of testdata/pipelines
+// against the real faucet binary, built once per test run.
+//
+// A case is a directory holding its pipeline file(s), inputs and a case.yaml:
+//
+//	description: what the case proves
+//	env: {NAME: value}            # extra environment for every step
+//	steps:
+//	  - args: [run, faucet.yaml]   # default: [run, --quiet]
+//	    before:                    # optional: copy files inside the case
+//	      - {from: more/input.csv, to: input.csv}
+//	    exit: 0                    # expected exit status
+//	    stdout: want/stdout.txt    # optional: exact stdout
+//	    stdout_contains: ["..."]   # optional: lines stdout must contain
+//	    stderr_contains: ["..."]   # optional: lines stderr must contain
+//	    stderr_excludes: ["..."]   # optional: text stderr must not contain
+//	    files: {out.jsonl: want/out.jsonl}   # produced file -> expected file
+//	    absent: [out.jsonl]        # files that must not exist
+//
+// Each case runs in a fresh copy of its directory. Set FAUCET_GOLDEN_UPDATE=1
+// to rewrite the expected files from what the binary produced.
+package e2e
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"gopkg.in/yaml.v3"
+)
+
+type goldenCase struct {
+	Description string            `yaml:"description"`
+	Env         map[string]string `yaml:"env"`
+	Steps       []goldenStep      `yaml:"steps"`
+}
+
+type goldenStep struct {
+	Args           []string          `yaml:"args"`
+	Before         []copySpec        `yaml:"before"`
+	Exit           int               `yaml:"exit"`
+	Stdout         string            `yaml:"stdout"`
+	StdoutContains []string          `yaml:"stdout_contains"`
+	StderrContains []string          `yaml:"stderr_contains"`
+	StderrExcludes []string          `yaml:"stderr_excludes"`
+	Files          map[string]string `yaml:"files"`
+	Absent         []string          `yaml:"absent"`
+}
+
+type copySpec struct {
+	From string `yaml:"from"`
+	To   string `yaml:"to"`
+}
+
+func TestGolden(t *testing.T) {
+	bin := faucetBinary(t)
+	root := filepath.Join("..", "..", "testdata", "pipelines")
+	dirs, err := os.ReadDir(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, d := range dirs {
+		if !d.IsDir() {
+			continue
+		}
+		n++
+		name := d.Name()
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			runCase(t, bin, filepath.Join(root, name))
+		})
+	}
+	if n == 0 {
+		t.Fatal("no golden cases found")
+	}
+}
+
+func runCase(t *testing.T, bin, src string) {
+	data, err := os.ReadFile(filepath.Join(src, "case.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var c goldenCase
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	dec.KnownFields(true)
+	if err := dec.Decode(&c); err != nil {
+		t.Fatalf("case.yaml: %v", err)
+	}
+	if len(c.Steps) == 0 {
+		t.Fatal("case.yaml has no steps")
+	}
+	work := t.TempDir()
+	copyTree(t, src, work)
+	for i, st := range c.Steps {
+		for _, cp := range st.Before {
+			copyFile(t, filepath.Join(work, cp.From), filepath.Join(work, cp.To))
+		}
+		args := st.Args
+		if len(args) == 0 {
+			args = []string{"run", "--quiet"}
+		}
+		cmd := exec.Command(bin, args...)
+		cmd.Dir = work
+		cmd.Env = append(os.Environ(), "FAUCET_LOG=info", "NO_COLOR=1")
+		for k, v := range c.Env {
+			cmd.Env = append(cmd.Env, k+"="+v)
+		}
+		var stdout, stderr bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &stdout, &stderr
+		err := cmd.Run()
+		code := 0
+		if ee, ok := err.(*exec.ExitError); ok {
+			code = ee.ExitCode()
+		} else if err != nil {
+			t.Fatalf("step %d: %v", i+1, err)
+		}
+		ctx := func() string {
+			return "step " + itoa(i+1) + " (" + strings.Join(args, " ") + ")\n--- stdout\n" + stdout.String() + "--- stderr\n" + stderr.String()
+		}
+		if code != st.Exit {
+			t.Fatalf("%s\nexit status %d, want %d", ctx(), code, st.Exit)
+		}
+		if st.Stdout != "" {
+			compareFile(t, ctx, filepath.Join(src, st.Stdout), stdout.Bytes())
+		}
+		for _, s := range st.StdoutContains {
+			if !strings.Contains(stdout.String(), s) {
+				t.Errorf("%s\nstdout lacks %q", ctx(), s)
+			}
+		}
+		for _, s := range st.StderrContains {
+			if !strings.Contains(stderr.String(), s) {
+				t.Errorf("%s\nstderr lacks %q", ctx(), s)
+			}
+		}
+		for _, s := range st.StderrExcludes {
+			if strings.Contains(stderr.String(), s) {
+				t.Errorf("%s\nstderr contains %q", ctx(), s)
+			}
+		}
+		for produced, want := range st.Files {
+			got, err := os.ReadFile(filepath.Join(work, produced))
+			if err != nil {
+				t.Errorf("%s\n%v", ctx(), err)
+				continue
+			}
+			compareFile(t, ctx, filepath.Join(src, want), got)
+		}
+		for _, f := range st.Absent {
+			if _, err := os.Stat(filepath.Join(work, f)); err == nil {
+				t.Errorf("%s\n%s exists but should not", ctx(), f)
+			}
+		}
+	}
+}
+
+func compareFile(t *testing.T, ctx func() string, wantPath string, got []byte) {
+	t.Helper()
+	if os.Getenv("FAUCET_GOLDEN_UPDATE") == "1" {
+		if err := os.MkdirAll(filepath.Dir(wantPath), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(wantPath, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(wantPath)
+	if err != nil {
+		t.Fatalf("%s\n%v", ctx(), err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("%s\n%s differs:\n--- got\n%s--- want\n%s", ctx(), wantPath, got, want)
+	}
+}
+
+func copyTree(t *testing.T, from, to string) {
+	err := filepath.WalkDir(from, func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(from, p)
+		if d.IsDir() {
+			return os.MkdirAll(filepath.Join(to, rel), 0o755)
+		}
+		copyFile(t, p, filepath.Join(to, rel))
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+func copyFile(t *testing.T, from, to string) {
+	data, err := os.ReadFile(from)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Dir(to), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(to, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func itoa(i int) string { return strconv.Itoa(i) }
