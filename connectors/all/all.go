@@ -1,0 +1,12 @@
+// Package all links every connector into the binary: importing it for its
+// side effects registers each source and sink kind with connector.Default.
+// A new connector package is added here with a blank import.
+package all
+
+import (
+	// File and console connectors.
+	_ "github.com/faucet-hq/faucet/connectors/csv"
+	_ "github.com/faucet-hq/faucet/connectors/json"
+	_ "github.com/faucet-hq/faucet/connectors/jsonl"
+	_ "github.com/faucet-hq/faucet/connectors/stdout"
+)

@@ -1,0 +1,266 @@
+package jsonl
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+
+	"github.com/faucet-hq/faucet/connector"
+	"github.com/faucet-hq/faucet/connectors/internal/fileio"
+)
+
+// SourceConfig is the `config:` of a jsonl source.
+type SourceConfig struct {
+	Path           string `json:"path" required:"true" doc:"JSON Lines file to read, or a glob (files are read in sorted order)."`
+	Compression    string `json:"compression" default:"auto" enum:"auto,none,gzip" doc:"Input compression; auto means gzip for a .gz file name."`
+	BatchSize      int    `json:"batch_size" default:"1000" doc:"Records per page; 0 cuts pages only at the ~1 MiB read size."`
+	ReplicationKey string `json:"replication_key" doc:"Field (dotted path) whose value orders records for incremental reads: only records above the saved bookmark are emitted."`
+}
+
+// Validate checks the rules the struct tags cannot express.
+func (c *SourceConfig) Validate() error {
+	if strings.TrimSpace(c.Path) == "" {
+		return connector.ConfigErrorf("path", "must not be empty")
+	}
+	if c.BatchSize < 0 || c.BatchSize > connector.MaxPageSize {
+		return connector.ConfigErrorf("batch_size", "must be between 0 and %d, got %d", connector.MaxPageSize, c.BatchSize)
+	}
+	return nil
+}
+
+// readSize is how much input one read asks for (a variable for tests).
+var readSize = 1 << 20
+
+// Source reads JSON Lines in ~1 MiB chunks of whole lines; each page's
+// Decode parses its lines on an engine worker.
+type Source struct {
+	cfg   SourceConfig
+	files []string
+	next  int
+	cur   *fileio.Reader
+	path  string
+	buf   []byte // buf[off:] is unconsumed
+	off   int
+	eof   bool
+	line  int
+	// bomDone is set once a byte-order mark at the file start was looked for.
+	bomDone bool
+	start   *connector.Value
+	keyPth  []string
+}
+
+func newSource(c connector.Config) (connector.Source, error) {
+	s := &Source{}
+	if err := c.Decode(&s.cfg); err != nil {
+		return nil, err
+	}
+	if s.cfg.ReplicationKey != "" {
+		s.keyPth = strings.Split(s.cfg.ReplicationKey, ".")
+	}
+	return s, nil
+}
+
+// Open finds the input files and opens the first.
+func (s *Source) Open(ctx context.Context, opts connector.SourceOptions) error {
+	files, err := fileio.Expand(s.cfg.Path)
+	if err != nil {
+		return fmt.Errorf("jsonl: %w", err)
+	}
+	s.files = files
+	if s.keyPth != nil {
+		s.start = opts.StartBookmark
+	}
+	return s.openNext()
+}
+
+func (s *Source) openNext() error {
+	path := s.files[s.next]
+	s.next++
+	r, err := fileio.Open(path, s.cfg.Compression)
+	if err != nil {
+		return fmt.Errorf("jsonl: %w", err)
+	}
+	s.cur, s.path, s.buf, s.off, s.eof, s.line, s.bomDone = r, path, nil, 0, false, 1, false
+	return nil
+}
+
+// Next returns the next run of whole lines as a page to decode.
+func (s *Source) Next(ctx context.Context) (*connector.Page, error) {
+	for {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		if s.cur == nil {
+			if s.next >= len(s.files) {
+				return nil, io.EOF
+			}
+			if err := s.openNext(); err != nil {
+				return nil, err
+			}
+		}
+		data, first, err := s.chunk()
+		if err == io.EOF {
+			cerr := s.cur.Close()
+			s.cur = nil
+			if cerr != nil {
+				return nil, fmt.Errorf("jsonl: %w", cerr)
+			}
+			continue
+		}
+		if err != nil {
+			return nil, fmt.Errorf("jsonl: read %s: %w", s.path, err)
+		}
+		path := s.path
+		return &connector.Page{Decode: func(p *connector.Page) error {
+			s.decode(p, path, data, first)
+			return nil
+		}}, nil
+	}
+}
+
+// chunk cuts up to batch_size whole lines from the buffer, reading more
+// (into a fresh buffer, never reused) when no whole line is left.
+func (s *Source) chunk() ([]byte, int, error) {
+	for {
+		rest := s.buf[s.off:]
+		end, lines := 0, 0
+		for end < len(rest) && (s.cfg.BatchSize == 0 || lines < s.cfg.BatchSize) {
+			j := bytes.IndexByte(rest[end:], '\n')
+			if j < 0 {
+				break
+			}
+			end += j + 1
+			lines++
+		}
+		if s.eof && end < len(rest) && (s.cfg.BatchSize == 0 || lines < s.cfg.BatchSize) {
+			end = len(rest) // last line without a newline
+			lines++
+		}
+		if end > 0 {
+			data := rest[:end:end]
+			first := s.line
+			s.line += lines
+			s.off += end
+			return data, first, nil
+		}
+		if s.eof {
+			return nil, 0, io.EOF
+		}
+		size := readSize
+		for size < 2*len(rest) {
+			size *= 2
+		}
+		nb := make([]byte, size)
+		copy(nb, rest)
+		n, err := fileio.ReadFull(s.cur, nb[len(rest):])
+		s.buf, s.off = nb[:len(rest)+n], 0
+		if err != nil {
+			if err != io.EOF {
+				return nil, 0, err
+			}
+			s.eof = true
+		}
+		// Drop a byte-order mark at the file start (a shorter prefix of it
+		// holds no newline, so nothing was cut before the check).
+		if !s.bomDone && (len(s.buf) >= 3 || s.eof) {
+			s.bomDone = true
+			if bytes.HasPrefix(s.buf, []byte{0xEF, 0xBB, 0xBF}) {
+				s.off = 3
+			}
+		}
+	}
+}
+
+// decode parses the lines of one chunk; it runs on an engine worker.
+func (s *Source) decode(p *connector.Page, path string, data []byte, line int) {
+	var jp connector.JSONParser
+	recs := make([]connector.Record, 0, bytes.Count(data, []byte{'\n'})+1)
+	var best connector.Value
+	haveBest := false
+	for len(data) > 0 {
+		ln := data
+		if j := bytes.IndexByte(data, '\n'); j >= 0 {
+			ln, data = data[:j], data[j+1:]
+		} else {
+			data = nil
+		}
+		lineNo := line
+		line++
+		text := bytes.TrimRight(ln, "\r")
+		if len(bytes.TrimLeft(text, " \t")) == 0 {
+			continue
+		}
+		v, err := jp.Parse(text)
+		if err == nil && v.Kind() != connector.KindObject {
+			err = fmt.Errorf("line is a JSON %s, not an object", v.Kind())
+		}
+		if err != nil {
+			p.Failed = append(p.Failed, fail(path, lineNo, text, err))
+			continue
+		}
+		rec := v.AsObject()
+		if s.keyPth != nil {
+			kv, ok := rec.Lookup(s.keyPth)
+			if !ok {
+				p.Failed = append(p.Failed, fail(path, lineNo, text, fmt.Errorf("record has no replication_key %q", s.cfg.ReplicationKey)))
+				continue
+			}
+			if s.start != nil && connector.Compare(kv, *s.start) <= 0 {
+				continue
+			}
+			if !haveBest || connector.Compare(kv, best) > 0 {
+				best, haveBest = kv, true
+			}
+		}
+		recs = append(recs, rec)
+	}
+	p.Records = recs
+	if haveBest {
+		// Detach from the chunk: a bookmark outlives the page.
+		bm, err := connector.ParseJSON(connector.AppendJSON(nil, best))
+		if err == nil {
+			p.Bookmark = &bm
+		}
+	}
+}
+
+func fail(path string, line int, raw []byte, err error) connector.RecordError {
+	var se *connector.JSONSyntaxError
+	if errors.As(err, &se) {
+		err = fmt.Errorf("invalid JSON at column %d: %s", se.Offset+1, se.Msg)
+	}
+	return connector.RecordError{
+		Stage:     connector.StageSource,
+		Component: "jsonl",
+		Location:  path + ":" + strconv.Itoa(line),
+		Raw:       string(raw),
+		Err:       err,
+	}
+}
+
+// Close closes the open file, if any.
+func (s *Source) Close() error {
+	if s.cur == nil {
+		return nil
+	}
+	err := s.cur.Close()
+	s.cur = nil
+	return err
+}
+
+// MergeBookmark keeps the highest replication key.
+func (s *Source) MergeBookmark(committed, page connector.Value) connector.Value {
+	if connector.Compare(page, committed) > 0 {
+		return page
+	}
+	return committed
+}
+
+var (
+	_ connector.Source         = (*Source)(nil)
+	_ connector.BookmarkMerger = (*Source)(nil)
+)
