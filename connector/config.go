@@ -92,6 +92,9 @@ func (c Config) jsonError(err error) error {
 }
 
 func goTypeName(t reflect.Type) string {
+	if t == byteType {
+		return "a single character (or its byte value 0-255)"
+	}
 	switch t.Kind() {
 	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
 		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
@@ -216,22 +219,24 @@ func checkTags(path string, v reflect.Value, present map[string]bool) error {
 type Byte byte
 
 // UnmarshalJSON accepts a one-character string or an integer 0..255.
+// Errors are *json.UnmarshalTypeError so the decoder adds the key path.
 func (b *Byte) UnmarshalJSON(data []byte) error {
+	bad := &json.UnmarshalTypeError{Value: string(data), Type: byteType}
 	if len(data) > 0 && data[0] == '"' {
 		var s string
 		if err := json.Unmarshal(data, &s); err != nil {
-			return err
+			return bad
 		}
 		c, err := parseByte(s)
 		if err != nil {
-			return err
+			return bad
 		}
 		*b = Byte(c)
 		return nil
 	}
 	n, err := strconv.Atoi(string(data))
 	if err != nil || n < 0 || n > 255 {
-		return fmt.Errorf("expected a single character or a byte value 0-255, got %s", data)
+		return bad
 	}
 	*b = Byte(n)
 	return nil
