@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"sort"
 	"strconv"
 	"strings"
 )
@@ -20,15 +21,20 @@ type Config struct {
 
 // Decode fills dst (a pointer to a struct) strictly: struct tags give the
 // JSON name (`json`), a default (`default`), allowed values (`enum`,
-// comma-separated) and `required:"true"`; an unknown key or a value of the
-// wrong type is a *ConfigError naming the key path. If dst implements
-// Validator, Validate runs last and its error is reported at c.Path.
+// comma-separated; for a map or list it applies to each element) and
+// `required:"true"`. Every unknown key, value of the wrong type, missing
+// required key and value outside its enum is reported, each as a
+// *ConfigError naming its key path (several come back as ConfigErrors).
+// A YAML null given to a string option whose enum has "null" means "null".
+// If dst implements Validator, Validate runs last, only when everything
+// else was right, and its error is reported at c.Path.
 func (c Config) Decode(dst any) error {
 	rv := reflect.ValueOf(dst)
 	if rv.Kind() != reflect.Pointer || rv.Elem().Kind() != reflect.Struct {
 		return fmt.Errorf("connector: Decode needs a pointer to a struct, got %T", dst)
 	}
-	if err := applyDefaults(rv.Elem()); err != nil {
+	sv := rv.Elem()
+	if err := applyDefaults(sv); err != nil {
 		return err
 	}
 	obj := c.Value
@@ -38,18 +44,35 @@ func (c Config) Decode(dst any) error {
 	if obj.Kind() != KindObject {
 		return ConfigErrorf(c.Path, "must be an object, got %s", obj.Kind())
 	}
-	data := AppendJSON(nil, obj)
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(dst); err != nil {
-		return c.jsonError(err)
+	byName := map[string]int{}
+	for i := 0; i < sv.NumField(); i++ {
+		if name := jsonName(sv.Type().Field(i)); name != "" {
+			byName[name] = i
+		}
 	}
+	var errs ConfigErrors
 	present := map[string]bool{}
 	for _, f := range obj.AsObject().Fields {
+		idx, ok := byName[f.Key]
+		if !ok {
+			errs = append(errs, ConfigErrorf(c.Path+"."+f.Key, "unknown key %q", f.Key))
+			continue
+		}
 		present[f.Key] = true
+		field := sv.Type().Field(idx)
+		val := f.Value
+		if val.IsNull() && field.Type.Kind() == reflect.String && enumHas(field.Tag.Get("enum"), "null") {
+			val = String("null")
+		}
+		dec := json.NewDecoder(bytes.NewReader(AppendJSON(nil, val)))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(sv.Field(idx).Addr().Interface()); err != nil {
+			errs = append(errs, c.jsonError(c.Path+"."+f.Key, err))
+		}
 	}
-	if err := checkTags(c.Path, rv.Elem(), present); err != nil {
-		return err
+	errs = append(errs, checkTags(c.Path, sv, present)...)
+	if len(errs) > 0 {
+		return errs.orSingle()
 	}
 	if v, ok := dst.(Validator); ok {
 		if err := v.Validate(); err != nil {
@@ -68,16 +91,43 @@ func (c Config) Decode(dst any) error {
 	return nil
 }
 
+// ConfigErrors is several config problems found at once.
+type ConfigErrors []*ConfigError
+
+func (es ConfigErrors) Error() string {
+	parts := make([]string, len(es))
+	for i, e := range es {
+		parts[i] = e.Error()
+	}
+	return strings.Join(parts, "; ")
+}
+
+func (es ConfigErrors) orSingle() error {
+	if len(es) == 1 {
+		return es[0]
+	}
+	return es
+}
+
+func enumHas(enum, v string) bool {
+	for _, e := range strings.Split(enum, ",") {
+		if e == v {
+			return true
+		}
+	}
+	return false
+}
+
 // Child returns the sub-config at key (for nested blocks).
 func (c Config) Child(key string) Config {
 	v, _ := c.Value.AsObject().Get(key)
 	return Config{Path: c.Path + "." + key, Value: v}
 }
 
-func (c Config) jsonError(err error) error {
+// jsonError turns a decoding error of the value at path into a ConfigError.
+func (c Config) jsonError(path string, err error) *ConfigError {
 	var te *json.UnmarshalTypeError
 	if errors.As(err, &te) {
-		path := c.Path
 		if te.Field != "" {
 			path += "." + te.Field
 		}
@@ -86,9 +136,9 @@ func (c Config) jsonError(err error) error {
 	msg := err.Error()
 	if rest, ok := strings.CutPrefix(msg, "json: unknown field "); ok {
 		name, _ := strconv.Unquote(rest)
-		return ConfigErrorf(c.Path+"."+name, "unknown key %s", rest)
+		return ConfigErrorf(path+"."+name, "unknown key %s", rest)
 	}
-	return ConfigErrorf(c.Path, "%s", strings.TrimPrefix(msg, "json: "))
+	return ConfigErrorf(path, "%s", strings.TrimPrefix(msg, "json: "))
 }
 
 func goTypeName(t reflect.Type) string {
@@ -187,7 +237,10 @@ func setScalar(fv reflect.Value, s string) error {
 	return nil
 }
 
-func checkTags(path string, v reflect.Value, present map[string]bool) error {
+// checkTags reports missing required keys and values outside their enum
+// (for maps and lists, each element).
+func checkTags(path string, v reflect.Value, present map[string]bool) ConfigErrors {
+	var errs ConfigErrors
 	t := v.Type()
 	for i := 0; i < t.NumField(); i++ {
 		f := t.Field(i)
@@ -196,21 +249,35 @@ func checkTags(path string, v reflect.Value, present map[string]bool) error {
 			continue
 		}
 		if f.Tag.Get("required") == "true" && !present[name] {
-			return ConfigErrorf(path+"."+name, "required key is missing")
+			errs = append(errs, ConfigErrorf(path+"."+name, "required key is missing"))
 		}
-		if enum := f.Tag.Get("enum"); enum != "" && v.Field(i).Kind() == reflect.String {
-			got := v.Field(i).String()
-			allowed := strings.Split(enum, ",")
-			ok := false
-			for _, a := range allowed {
-				ok = ok || a == got
+		enum := f.Tag.Get("enum")
+		if enum == "" || !present[name] {
+			continue // defaults are trusted to be valid
+		}
+		allowed := strings.Split(enum, ",")
+		check := func(p, got string) {
+			if !enumHas(enum, got) {
+				errs = append(errs, ConfigErrorf(p, "must be one of %s, got %q", strings.Join(allowed, ", "), got))
 			}
-			if !ok {
-				return ConfigErrorf(path+"."+name, "must be one of %s, got %q", strings.Join(allowed, ", "), got)
+		}
+		fv := v.Field(i)
+		switch {
+		case fv.Kind() == reflect.String:
+			check(path+"."+name, fv.String())
+		case fv.Kind() == reflect.Map && fv.Type().Elem().Kind() == reflect.String:
+			keys := fv.MapKeys()
+			sort.Slice(keys, func(a, b int) bool { return keys[a].String() < keys[b].String() })
+			for _, k := range keys {
+				check(path+"."+name+"."+k.String(), fv.MapIndex(k).String())
+			}
+		case fv.Kind() == reflect.Slice && fv.Type().Elem().Kind() == reflect.String:
+			for j := 0; j < fv.Len(); j++ {
+				check(fmt.Sprintf("%s.%s[%d]", path, name, j), fv.Index(j).String())
 			}
 		}
 	}
-	return nil
+	return errs
 }
 
 // Byte is a single-byte option such as a CSV delimiter. In a config it may

@@ -3,6 +3,7 @@ package connector
 import (
 	"encoding/binary"
 	"fmt"
+	"math"
 	"math/bits"
 	"strconv"
 	"unicode/utf16"
@@ -29,9 +30,22 @@ func (e *JSONSyntaxError) Error() string {
 // maxJSONDepth bounds nesting, like encoding/json.
 const maxJSONDepth = 10000
 
+// ExactNumber returns the decimal text of an integer read from JSON above
+// the int64 range but within uint64 (ids, counters; faucet-cli 1.x kept them
+// as u64). Such a value is a KindFloat, which cannot hold it exactly, and
+// keeps its text so that writers reproduce it digit for digit. ok is false
+// for every other value.
+func (v Value) ExactNumber() (text string, ok bool) {
+	if v.kind == KindFloat && v.str != "" {
+		return v.str, true
+	}
+	return "", false
+}
+
 // ParseJSON parses one JSON document into a Value. Objects keep their key
 // order; a key repeated in one object keeps its first position and its last
-// value. Integers that fit int64 become KindInt, other numbers KindFloat.
+// value. Integers that fit int64 become KindInt, other numbers KindFloat
+// (integers up to the uint64 maximum keep their text: see ExactNumber).
 // Strings are copied: the result shares nothing with data.
 func ParseJSON(data []byte) (Value, error) {
 	p := jsonParser{mode: strCopy}
@@ -63,6 +77,30 @@ type JSONParser struct {
 func (jp *JSONParser) Parse(data []byte) (Value, error) {
 	jp.p.mode = strArena
 	return jp.p.document(data)
+}
+
+// ParseRecord parses one document that should be an object and returns it
+// as a Record (without the allocation wrapping it in a Value costs). When
+// the document is valid JSON of another kind, it returns that kind and an
+// empty record; kind is KindObject on success.
+func (jp *JSONParser) ParseRecord(data []byte) (Record, Kind, error) {
+	p := &jp.p
+	p.mode = strArena
+	p.data, p.pos, p.depth = data, 0, 0
+	p.skipSpace()
+	if p.pos >= len(data) || data[p.pos] != '{' {
+		v, err := p.document(data)
+		return Record{}, v.Kind(), err
+	}
+	fields, err := p.objectFields()
+	if err != nil {
+		return Record{}, KindObject, err
+	}
+	p.skipSpace()
+	if p.pos < len(p.data) {
+		return Record{}, KindObject, p.errf("unexpected %s after top-level value", quoteByte(p.data[p.pos]))
+	}
+	return Record{Fields: fields}, KindObject, nil
 }
 
 type strMode uint8
@@ -168,9 +206,18 @@ func (p *jsonParser) literal(word string, v Value) (Value, error) {
 }
 
 func (p *jsonParser) object() (Value, error) {
+	fields, err := p.objectFields()
+	if err != nil {
+		return Value{}, err
+	}
+	return Object(Record{Fields: fields}), nil
+}
+
+// objectFields parses an object at p.pos into its fields.
+func (p *jsonParser) objectFields() ([]Field, error) {
 	p.depth++
 	if p.depth > maxJSONDepth {
-		return Value{}, p.errf("nesting deeper than %d", maxJSONDepth)
+		return nil, p.errf("nesting deeper than %d", maxJSONDepth)
 	}
 	p.pos++ // '{'
 	base := len(p.fstack)
@@ -178,36 +225,36 @@ func (p *jsonParser) object() (Value, error) {
 	if p.pos < len(p.data) && p.data[p.pos] == '}' {
 		p.pos++
 		p.depth--
-		return Object(Record{Fields: []Field{}}), nil
+		return []Field{}, nil
 	}
 	for {
 		if p.pos >= len(p.data) {
-			return Value{}, p.errf("unexpected end of input in object")
+			return nil, p.errf("unexpected end of input in object")
 		}
 		if p.data[p.pos] != '"' {
-			return Value{}, p.errf("unexpected %s looking for an object key", quoteByte(p.data[p.pos]))
+			return nil, p.errf("unexpected %s looking for an object key", quoteByte(p.data[p.pos]))
 		}
 		key, err := p.str()
 		if err != nil {
-			return Value{}, err
+			return nil, err
 		}
 		p.skipSpace()
 		if p.pos >= len(p.data) || p.data[p.pos] != ':' {
 			if p.pos >= len(p.data) {
-				return Value{}, p.errf("unexpected end of input in object")
+				return nil, p.errf("unexpected end of input in object")
 			}
-			return Value{}, p.errf("unexpected %s after object key", quoteByte(p.data[p.pos]))
+			return nil, p.errf("unexpected %s after object key", quoteByte(p.data[p.pos]))
 		}
 		p.pos++
 		p.skipSpace()
 		v, err := p.value()
 		if err != nil {
-			return Value{}, err
+			return nil, err
 		}
 		p.fstack = append(p.fstack, Field{Key: key, Value: v})
 		p.skipSpace()
 		if p.pos >= len(p.data) {
-			return Value{}, p.errf("unexpected end of input in object")
+			return nil, p.errf("unexpected end of input in object")
 		}
 		c := p.data[p.pos]
 		p.pos++
@@ -216,7 +263,7 @@ func (p *jsonParser) object() (Value, error) {
 		}
 		if c != ',' {
 			p.pos--
-			return Value{}, p.errf("unexpected %s after object value", quoteByte(c))
+			return nil, p.errf("unexpected %s after object value", quoteByte(c))
 		}
 		p.skipSpace()
 	}
@@ -232,7 +279,7 @@ func (p *jsonParser) object() (Value, error) {
 		p.lastKeys = out
 	}
 	p.depth--
-	return Object(Record{Fields: out}), nil
+	return out, nil
 }
 
 // dedupe removes repeated keys: the first position wins, the last value.
@@ -411,6 +458,16 @@ func (p *jsonParser) number() (Value, error) {
 		}
 	}
 	text := d[start:i]
+	if isInt && !neg {
+		if u, err := strconv.ParseUint(unsafe.String(unsafe.SliceData(text), len(text)), 10, 64); err == nil {
+			// Above int64: keep the exact text besides the float.
+			t := unsafe.String(unsafe.SliceData(text), len(text))
+			if p.mode == strCopy {
+				t = string(text)
+			}
+			return Value{kind: KindFloat, num: math.Float64bits(float64(u)), str: t}, nil
+		}
+	}
 	f, err := strconv.ParseFloat(unsafe.String(unsafe.SliceData(text), len(text)), 64)
 	if err != nil {
 		p.pos = start

@@ -127,6 +127,33 @@ func TestParseJSONErrors(t *testing.T) {
 	}
 }
 
+func TestParseJSONExactNumber(t *testing.T) {
+	for _, tt := range []struct {
+		in, text string
+		ok       bool
+	}{
+		{"9223372036854775808", "9223372036854775808", true},
+		{"18446744073709551615", "18446744073709551615", true},
+		{"18446744073709551616", "", false}, // beyond uint64: a plain float
+		{"-9223372036854775809", "", false},
+		{"1.5", "", false},
+		{"42", "", false},
+	} {
+		v, err := ParseJSON([]byte(tt.in))
+		if err != nil {
+			t.Fatal(err)
+		}
+		text, ok := v.ExactNumber()
+		if text != tt.text || ok != tt.ok {
+			t.Errorf("%s: ExactNumber() = %q, %v; want %q, %v", tt.in, text, ok, tt.text, tt.ok)
+		}
+	}
+	v, _ := ParseJSON([]byte("18446744073709551615"))
+	if v.Kind() != KindFloat || v.AsFloat() != 18446744073709551615 {
+		t.Errorf("kind %s, float %v", v.Kind(), v.AsFloat())
+	}
+}
+
 func TestParseJSONCopyIsIndependent(t *testing.T) {
 	buf := []byte(`{"k":"value","e":"a\nb"}`)
 	v, err := ParseJSON(buf)
@@ -165,6 +192,31 @@ func TestJSONParserKeepsInput(t *testing.T) {
 	r.Set("new", Int(1))
 	if got := string(AppendJSON(nil, v2)); got != `{"c":1}` {
 		t.Errorf("neighbour overwritten: %s", got)
+	}
+}
+
+func TestParseRecord(t *testing.T) {
+	var p JSONParser
+	for _, tt := range []struct {
+		in   string
+		want string
+		kind Kind
+		err  string
+	}{
+		{` {"b":1,"a":[1]} `, `{"b":1,"a":[1]}`, KindObject, ""},
+		{`[1]`, `{}`, KindArray, ""},
+		{`"s"`, `{}`, KindString, ""},
+		{`{"a":1} 2`, `{}`, KindObject, "invalid JSON at byte 8: unexpected '2' after top-level value"},
+		{`{"a":`, `{}`, KindObject, "invalid JSON at byte 5: unexpected end of input"},
+	} {
+		rec, kind, err := p.ParseRecord([]byte(tt.in))
+		msg := ""
+		if err != nil {
+			msg = err.Error()
+		}
+		if got := string(AppendRecordJSON(nil, rec)); got != tt.want || kind != tt.kind || msg != tt.err {
+			t.Errorf("ParseRecord(%s) = %s, %v, %q; want %s, %v, %q", tt.in, got, kind, msg, tt.want, tt.kind, tt.err)
+		}
 	}
 }
 
@@ -226,6 +278,10 @@ func FuzzParseJSON(f *testing.F) {
 		v3, err := p.Parse(data)
 		if err != nil || !v3.Equal(v) {
 			t.Fatalf("JSONParser: %v %s vs %s", err, v3, v)
+		}
+		rec, kind, err := p.ParseRecord(data)
+		if err != nil || kind != v.Kind() || (kind == KindObject && !Object(rec).Equal(v)) {
+			t.Fatalf("ParseRecord: %v %v %v vs %s", err, kind, rec, v)
 		}
 		if !bytes.Equal(data, orig) {
 			t.Fatal("JSONParser modified its input")

@@ -37,6 +37,12 @@ type Page struct {
 	// source that decodes in Next leaves it nil.
 	Decode func(p *Page) error
 
+	// Locate, when set by the source (usually from Decode), names decoded
+	// record i, its index in Records right after decoding: where it came
+	// from ("orders.csv:4") and its 1-based position in the source stream.
+	// The engine uses it when a transform fails on that record.
+	Locate func(i int) (location string, rowID int64)
+
 	// Seq is the page's position in the stream, set by the engine.
 	Seq uint64
 }

@@ -72,7 +72,15 @@ func schemaOfType(t reflect.Type, depth int) map[string]any {
 				for _, e := range strings.Split(enum, ",") {
 					vals = append(vals, e)
 				}
-				s["enum"] = vals
+				// On a map or list the enum constrains each element.
+				switch {
+				case s["additionalProperties"] != nil:
+					s["additionalProperties"] = map[string]any{"type": "string", "enum": vals}
+				case s["items"] != nil:
+					s["items"] = map[string]any{"type": "string", "enum": vals}
+				default:
+					s["enum"] = vals
+				}
 			}
 			if def, ok := f.Tag.Lookup("default"); ok {
 				s["default"] = typedDefault(f.Type, def)

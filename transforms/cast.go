@@ -20,7 +20,7 @@ func init() {
 }
 
 type castConfig struct {
-	Fields  map[string]string `json:"fields" required:"true" doc:"Field name -> target type. int: integers, whole floats, integer strings (\" 42 \"), true/false as 1/0. float: numbers and numeric strings. bool: true/false/yes/no/y/n/1/0 in any case, and 0/1. string: scalars as text. timestamp: RFC 3339, YYYY-MM-DD, YYYY-MM-DD HH:MM:SS (UTC) or integer epoch seconds, written as RFC 3339 UTC. Null stays null."`
+	Fields  map[string]string `json:"fields" required:"true" enum:"int,float,bool,string,timestamp" doc:"Field name -> target type. int: integers, whole floats, integer strings (\" 42 \"), true/false as 1/0. float: numbers and numeric strings. bool: true/false/yes/no/y/n/1/0 in any case, and 0/1. string: scalars as text. timestamp: RFC 3339, YYYY-MM-DD, YYYY-MM-DD HH:MM:SS (UTC) or integer epoch seconds, written as RFC 3339 UTC. Null stays null."`
 	OnError string            `json:"on_error" default:"error" enum:"error,null,skip" doc:"On a value that does not convert: error fails the record, null replaces it with null, skip leaves it as it is."`
 }
 

@@ -102,9 +102,9 @@ func (t *pathFilter) Apply(r *connector.Record) (bool, error) {
 	case "exists":
 		return ok && !v.IsNull(), nil
 	case "eq":
-		return ok && v.Equal(t.value), nil
+		return ok && sameValue(v, t.value), nil
 	case "ne":
-		return !ok || !v.Equal(t.value), nil
+		return !ok || !sameValue(v, t.value), nil
 	case "in":
 		return ok && contains(t.value.AsArray(), v), nil
 	default: // not_in
@@ -123,9 +123,21 @@ func lookupKeys(r connector.Record, path []string) (connector.Value, bool) {
 	return v, ok
 }
 
+// sameValue is equality where 150 and 150.0 are the same number.
+func sameValue(a, b connector.Value) bool {
+	if isNumber(a) && isNumber(b) {
+		return a.AsFloat() == b.AsFloat()
+	}
+	return a.Equal(b)
+}
+
+func isNumber(v connector.Value) bool {
+	return v.Kind() == connector.KindInt || v.Kind() == connector.KindFloat
+}
+
 func contains(list []connector.Value, v connector.Value) bool {
 	for _, e := range list {
-		if e.Equal(v) {
+		if sameValue(e, v) {
 			return true
 		}
 	}
@@ -309,6 +321,16 @@ func (t *exprFilter) Apply(r *connector.Record) (bool, error) {
 	clear(env)
 	t.envs.Put(env)
 	if err != nil {
+		// A record that lacks a field the expression uses does not match
+		// (amount > 100 is false without an amount) rather than failing
+		// the run; other runtime errors are real errors.
+		if !t.allEnv {
+			for _, id := range t.idents {
+				if v, ok := r.Get(id); !ok || v.IsNull() {
+					return false, nil
+				}
+			}
+		}
 		return false, t.runtimeError(r, err)
 	}
 	switch b := out.(type) {

@@ -74,10 +74,10 @@ func scaffold(name, srcKind string, srcCfg any, sinkKind string, sinkCfg any) st
 	var b strings.Builder
 	fmt.Fprintf(&b, "# yaml-language-server: $schema=faucet.schema.json   (faucet schema config > faucet.schema.json)\n")
 	fmt.Fprintf(&b, "version: 1\nname: %s\n\npipeline:\n", name)
-	writeComponent(&b, "source", srcKind, srcCfg)
+	writeComponent(&b, "source", srcKind, srcCfg, "input."+srcKind)
 	b.WriteString("\n  # transforms:\n  #   - type: rename_keys\n  #     config: {pattern: \"^id$\", replacement: \"record_id\"}\n")
 	b.WriteString("  #   - type: filter\n  #     config: {expr: 'country == \"DE\"'}\n\n")
-	writeComponent(&b, "sink", sinkKind, sinkCfg)
+	writeComponent(&b, "sink", sinkKind, sinkCfg, "output."+sinkKind)
 	b.WriteString("\n  # Keep bookmarks so incremental sources resume where they stopped:\n")
 	b.WriteString("  # state:\n  #   type: file\n  #   config: {path: ./.faucet-state}\n")
 	b.WriteString("\n  # Send records that fail to decode or transform here instead of failing:\n")
@@ -86,7 +86,9 @@ func scaffold(name, srcKind string, srcCfg any, sinkKind string, sinkCfg any) st
 	return b.String()
 }
 
-func writeComponent(b *strings.Builder, role, kind string, cfg any) {
+// writeComponent renders one component; examplePath fills a required
+// `path` so that the starter file validates as written.
+func writeComponent(b *strings.Builder, role, kind string, cfg any, examplePath string) {
 	fmt.Fprintf(b, "  %s:\n    type: %s\n    config:\n", role, kind)
 	s := connector.SchemaOf(cfg)
 	props, _ := s["properties"].(map[string]any)
@@ -123,7 +125,14 @@ func writeComponent(b *strings.Builder, role, kind string, cfg any) {
 			comment += " (" + strings.Join(parts, " | ") + ")"
 		}
 		if required[k] {
-			fmt.Fprintf(b, "      %s: %s%s  REQUIRED\n", k, placeholder(p), comment)
+			val := placeholder(p)
+			switch {
+			case k == "path":
+				val = fmt.Sprintf("%q", examplePath)
+			case val == `""`:
+				val = `"CHANGE-ME"`
+			}
+			fmt.Fprintf(b, "      %s: %s%s  REQUIRED\n", k, val, comment)
 			continue
 		}
 		def, ok := p["default"]

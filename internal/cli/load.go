@@ -28,7 +28,7 @@ func (f *loadFlags) register(cmd *cobra.Command, withParams bool) {
 	cmd.MarkFlagsMutuallyExclusive("env-file", "no-env-file")
 	if withParams {
 		fl.StringArrayVar(&f.params, "param", nil, "set a declared param: NAME=VALUE (repeatable)")
-		fl.StringArrayVar(&f.paramEnv, "param-env", nil, "set a param from the environment: NAME or NAME=VALUE (repeatable)")
+		fl.StringArrayVar(&f.paramEnv, "param-env", nil, "make NAME visible to ${env:NAME} for this run only: NAME copies it from the environment, NAME=VALUE sets it (repeatable)")
 		fl.StringVar(&f.clock, "clock", "", "run clock for ${now.*}: RFC 3339 or YYYY-MM-DD (default: now, UTC)")
 	}
 }

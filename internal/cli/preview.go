@@ -7,7 +7,6 @@ import (
 
 	"github.com/faucet-hq/faucet/connector"
 	"github.com/faucet-hq/faucet/internal/engine"
-	"github.com/faucet-hq/faucet/internal/state"
 )
 
 func init() { addVerb(newPreviewCmd) }
@@ -20,8 +19,9 @@ func newPreviewCmd(app *App) *cobra.Command {
 		Use:   "preview [CONFIG]",
 		Short: "Print the first records of a row's source, after its transforms, as JSON Lines",
 		Long: `Read the first --limit records of the first row (or --row), apply its transforms
-and print them to stdout as JSON Lines. Nothing is written to the sink and no
-state is saved; the source stops reading once it has enough records.`,
+and print them to stdout as JSON Lines. Saved bookmarks are ignored, nothing
+is written to the sink and no state is saved; the source stops reading once
+it has enough records.`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if limit < 1 {
@@ -59,10 +59,12 @@ state is saved; the source stops reading once it has enough records.`,
 				closeRow(row)
 				return err
 			}
+			// A preview shows what the source holds, from the start: no
+			// bookmark, no dead letters.
 			row.DLQ = nil
 			if row.State != nil {
-				defer row.State.Close()
-				row.State = state.ReadOnly(row.State)
+				_ = row.State.Close()
+				row.State = nil
 			}
 			spec, err := registry().Sink("stdout")
 			if err != nil {

@@ -79,8 +79,12 @@ func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io
 // errPrinted marks an error whose report the verb already printed.
 var errPrinted = errors.New("reported")
 
+// printError prints err as "error: ..." lines: one per problem for
+// config error lists.
 func printError(w io.Writer, err error) {
-	fmt.Fprintf(w, "error: %s\n", redactText(err.Error()))
+	for _, line := range errorList(err) {
+		fmt.Fprintf(w, "error: %s\n", redactText(line))
+	}
 }
 
 type usageError struct{ err error }
@@ -103,6 +107,8 @@ func newRoot(app *App) *cobra.Command {
 	pf.StringVar(&app.LogLevel, "log-level", envOr("FAUCET_LOG", "info"), "log level: debug, info, warn, error (env FAUCET_LOG)")
 	pf.StringVar(&app.LogFormat, "log-format", "text", "log format: text or json")
 	pf.BoolVarP(&app.Quiet, "quiet", "q", false, "no progress line and no informational logs")
+	// -V as in faucet-cli 1.x (cobra would pick -v).
+	root.Flags().BoolP("version", "V", false, "print the version")
 	for _, v := range verbs {
 		root.AddCommand(v(app))
 	}

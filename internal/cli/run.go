@@ -43,7 +43,7 @@ flush, save state and exit non-zero (130 on SIGINT).`,
 	fl := cmd.Flags()
 	fl.BoolVar(&f.dryRun, "dry-run", false, "read and transform everything but write nothing and save no state")
 	fl.Int64Var(&f.limit, "limit", 0, "stop after N records were written per row (state is not saved)")
-	fl.StringVar(&f.statePath, "state-path", "", "directory of the file state store (enables one if the config has no state)")
+	fl.StringVar(&f.statePath, "state-path", "", "directory of the file state store: replaces a file store's path, or enables a file store if the config has no state")
 	fl.StringVar(&f.output, "output", "text", "summary format: text (stderr), json or ndjson (stdout)")
 	return cmd
 }

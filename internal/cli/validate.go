@@ -28,12 +28,32 @@ Without --param, required params are checked against typed placeholders.`,
 				return err
 			}
 			doc, err := app.load(path, f, true)
-			if err == nil {
-				err = doc.Check(registry())
-			}
 			var invs []config.Invocation
-			if err == nil {
-				invs, err = doc.Expand()
+			var problems []string
+			if err != nil {
+				problems = append(problems, errorList(err)...)
+			}
+			if doc != nil {
+				// Keep going past the first stage's errors: validate
+				// reports every problem at once.
+				if cerr := safeCheck(doc); cerr != nil {
+					problems = append(problems, errorList(cerr)...)
+				}
+				var xerr error
+				if invs, xerr = safeExpand(doc); xerr != nil {
+					problems = append(problems, errorList(xerr)...)
+				}
+			}
+			problems = dedupe(problems)
+			if len(problems) > 0 {
+				if asJSON {
+					_ = json.NewEncoder(app.Stdout).Encode(map[string]any{"valid": false, "errors": problems})
+				} else {
+					for _, line := range problems {
+						fmt.Fprintf(app.Stderr, "error: %s\n", redactText(line))
+					}
+				}
+				return &ExitError{Code: 1, Err: errPrinted}
 			}
 			if err != nil {
 				if asJSON {
@@ -51,6 +71,39 @@ Without --param, required params are checked against typed placeholders.`,
 	f.register(cmd, true)
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the result as JSON")
 	return cmd
+}
+
+// safeCheck and safeExpand run on a document that may have failed to
+// load completely; a panic there is a bug, reported as one more problem
+// instead of hiding the others.
+func safeCheck(doc *config.Document) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("internal error while checking components: %v", r)
+		}
+	}()
+	return doc.Check(registry())
+}
+
+func safeExpand(doc *config.Document) (invs []config.Invocation, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("internal error while expanding the matrix: %v", r)
+		}
+	}()
+	return doc.Expand()
+}
+
+func dedupe(lines []string) []string {
+	seen := map[string]bool{}
+	out := lines[:0]
+	for _, l := range lines {
+		if !seen[l] {
+			seen[l] = true
+			out = append(out, l)
+		}
+	}
+	return out
 }
 
 // errorList splits a config.Errors into one message per problem.
@@ -72,7 +125,7 @@ func printValid(app *App, doc *config.Document, invs []config.Invocation, asJSON
 		for i, inv := range invs {
 			rows[i] = map[string]any{
 				"id": inv.ID, "source": inv.Source.Type, "sink": inv.Sink.Type,
-				"depends_on": inv.DependsOn, "state_key": inv.StateKey, "transforms": len(inv.Transforms),
+				"depends_on": nonNil(inv.DependsOn), "state_key": inv.StateKey, "transforms": len(inv.Transforms),
 			}
 		}
 		enc := json.NewEncoder(app.Stdout)
@@ -102,4 +155,11 @@ func printValid(app *App, doc *config.Document, invs []config.Invocation, asJSON
 		fmt.Fprintln(app.Stdout, line)
 	}
 	return nil
+}
+
+func nonNil(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
 }

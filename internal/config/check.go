@@ -15,8 +15,11 @@ import (
 func (d *Document) Check(reg *connector.Registry) error {
 	errs := newErrList(d.File)
 	invs := d.expand(errs)
-	if err := errs.err(); err != nil {
-		return err
+	if errs.len() > 0 {
+		// The rows cannot be built; still check the templates they would
+		// be built from, so every problem shows at once.
+		d.checkTemplates(errs, reg)
+		return errs.err()
 	}
 	for i := range invs {
 		inv, err := finalize(invs[i], d.clock)
@@ -67,8 +70,24 @@ func (d *Document) checkComponent(errs *errList, reg *connector.Registry, role s
 		errs.add(c.TypePos, c.typePath, "%s", uk.Error())
 		return
 	}
+	var ces connector.ConfigErrors
+	if errors.As(err, &ces) {
+		for _, ce := range ces {
+			d.checkComponentError(errs, c, ce)
+		}
+		return
+	}
 	var ce *connector.ConfigError
 	if errors.As(err, &ce) {
+		d.checkComponentError(errs, c, ce)
+		return
+	}
+	errs.add(d.pos.at(c.Config.Path), c.Config.Path, "%s %q: %v", role, c.Type, err)
+}
+
+// checkComponentError places one connector config error at its key.
+func (d *Document) checkComponentError(errs *errList, c *ComponentSpec, ce *connector.ConfigError) {
+	{
 		abs := ce.Path
 		if abs == "" {
 			abs = c.Config.Path
@@ -80,9 +99,7 @@ func (d *Document) checkComponent(errs *errList, reg *connector.Registry, role s
 			pos = e.key
 		}
 		errs.add(pos, abs, "%s", ce.Msg)
-		return
 	}
-	errs.add(d.pos.at(c.Config.Path), c.Config.Path, "%s %q: %v", role, c.Type, err)
 }
 
 // safeNew runs a connector constructor, turning a panic into an error so
@@ -94,4 +111,28 @@ func safeNew(fn func() error) (ok bool, err error) {
 		}
 	}()
 	return true, fn()
+}
+
+// checkTemplates checks the components as declared under pipeline:, for
+// when the matrix cannot be expanded.
+func (d *Document) checkTemplates(errs *errList, reg *connector.Registry) {
+	p := &d.Pipeline
+	if p.Source != nil {
+		d.checkComponent(errs, reg, "source", &p.Source.ComponentSpec)
+	}
+	if p.Sink != nil {
+		d.checkComponent(errs, reg, "sink", &p.Sink.ComponentSpec)
+	}
+	for i := range p.Sources {
+		d.checkComponent(errs, reg, "source", &p.Sources[i].Spec.ComponentSpec)
+	}
+	for i := range p.Sinks {
+		d.checkComponent(errs, reg, "sink", &p.Sinks[i].Spec.ComponentSpec)
+	}
+	for i := range p.Transforms {
+		d.checkComponent(errs, reg, "transform", &p.Transforms[i])
+	}
+	if p.DLQ != nil {
+		d.checkComponent(errs, reg, "sink", &p.DLQ.Sink)
+	}
 }

@@ -106,14 +106,13 @@ matrix:
 		dlq: null
 `, noEnv())
 	err := doc.Check(testRegistry())
-	// Only the first problem of each connector config is reported (the
-	// SDK's Decode stops at the first), and each problem once even when
-	// several rows share the template.
-	//
-	// The delimiter error names the config block, not the key: the SDK's
-	// Decode reports errors from a field's own UnmarshalJSON at the block.
+	// Every problem of each connector config is reported at its key, and
+	// each problem once even when several rows share the template.
 	wantErrs(t, errLines(t, err),
-		`pipeline.yaml:5:7: pipeline.source.config: expected a single character, got ";;"`,
+		`pipeline.yaml:5:7: pipeline.source.config.path: required key is missing`,
+		`pipeline.yaml:5:18: pipeline.source.config.delimiter: expected a single character (or its byte value 0-255), got ";;"`,
+		`pipeline.yaml:6:13: pipeline.source.config.mode: must be one of strict, lenient, got "fast"`,
+		`pipeline.yaml:7:7: pipeline.source.config.extra: unknown key "extra"`,
 		`pipeline.yaml:10:12: pipeline.sources.nocfg.config.path: required key is missing`,
 		`pipeline.yaml:11:10: pipeline.sources.bad.config: connector panicked while checking its config: boom`,
 		`pipeline.yaml:12:12: pipeline.sources.plain.config: source "plain": cannot build`,
@@ -125,7 +124,7 @@ matrix:
 		`pipeline.yaml:35:32: matrix[4].source.type: unknown source type "mysql" (valid: csv, panicky, plain)`,
 	)
 	var es Errors
-	if !errors.As(err, &es) || es[1].Line != 10 || es[1].Col != 12 || es[1].Path != "pipeline.sources.nocfg.config.path" {
+	if !errors.As(err, &es) || es[4].Line != 10 || es[4].Col != 12 || es[4].Path != "pipeline.sources.nocfg.config.path" {
 		t.Errorf("structured error = %+v", es)
 	}
 }

@@ -105,8 +105,11 @@ func LoadBytes(name string, data []byte, opts Options) (*Document, error) {
 	if doc.clock.IsZero() {
 		doc.clock = time.Now().UTC()
 	}
+	// A document that parsed is returned even with errors, so that
+	// validate can go on checking its components and matrix graph and
+	// report everything at once. Callers that run it must check err first.
 	if err := errs.err(); err != nil {
-		return nil, err
+		return doc, err
 	}
 	return doc, nil
 }

@@ -18,6 +18,8 @@ type work struct {
 	dropped int64
 	encoded []byte // the page's bytes when the sink is a PageEncoder
 	err     error  // a page-level failure (the source could not be read)
+	// encodeErr marks err as the sink's: the page could not be encoded.
+	encodeErr bool
 }
 
 // failure is a failed record and its position among the page's decoded
@@ -157,25 +159,42 @@ func (s *stages) prepare(w *work) {
 	buf, err := s.encoder.EncodePage(p, buf)
 	s.gate.leave(p.Seq, len(p.Records) > 0)
 	if err != nil {
-		w.err = err
+		w.err, w.encodeErr = err, true
 		return
 	}
 	w.encoded = buf
 }
 
+// transform applies the transforms to every record of the page, dropping
+// filtered ones and setting failed ones aside. With a DLQ, a failed record
+// is dead-lettered as it came from the source, so each record is copied
+// before the transforms touch it.
 func (s *stages) transform(w *work) {
-	recs := w.page.Records
+	p := w.page
+	recs := p.Records
 	kept := recs[:0]
+	keepOriginal := s.row.DLQ != nil
+	var original connector.Record
 	for i := range recs {
 		r := &recs[i]
+		if keepOriginal {
+			original = r.Clone()
+		}
 		keep := true
 		for _, st := range s.row.Transforms {
 			ok, err := st.Transform.Apply(r)
 			if err != nil {
-				rec := r.Clone()
-				w.failed = append(w.failed, failure{local: i, err: connector.RecordError{
+				rec := original
+				if !keepOriginal {
+					rec = r.Clone()
+				}
+				re := connector.RecordError{
 					Stage: connector.StageTransform, Component: st.Name, Record: &rec, Err: err,
-				}})
+				}
+				if p.Locate != nil {
+					re.Location, re.RowID = p.Locate(i)
+				}
+				w.failed = append(w.failed, failure{local: i, err: re})
 				keep = false
 				break
 			}

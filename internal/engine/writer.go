@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/faucet-hq/faucet/connector"
+	"github.com/faucet-hq/faucet/internal/state"
 )
 
 // writer is the ordered end of the pipeline: it owns the sink, the DLQ and
@@ -96,6 +97,11 @@ func (w *writer) run(ctx context.Context) (err error) {
 // handle writes one page; done reports that the limit was reached.
 func (w *writer) handle(ctx, fctx context.Context, st *stages, it *work) (done bool, err error) {
 	if it.err != nil {
+		if it.encodeErr {
+			// Encoding happens before anything reaches the sink, so the
+			// pages written so far stay good and their bookmark is saved.
+			return false, fmt.Errorf("sink %s: %w", w.row.SinkType, it.err)
+		}
 		return false, fmt.Errorf("source %s: %w", w.row.SourceType, it.err)
 	}
 	p := it.page
@@ -188,7 +194,8 @@ func (w *writer) checkpoint(ctx context.Context) error {
 	if err != nil {
 		return &sinkFailure{fmt.Errorf("save state %q: %w", w.row.StateKey, err)}
 	}
-	w.saved, w.pending, w.stateSaved = w.pending, nil, true
+	w.saved, w.pending = w.pending, nil
+	w.stateSaved = !state.IsReadOnly(w.row.State)
 	w.lastSave = time.Now()
 	return nil
 }

@@ -10,3 +10,9 @@ type readOnly struct{ Store }
 
 func (readOnly) Put(context.Context, string, []byte) error { return nil }
 func (readOnly) Delete(context.Context, string) error      { return nil }
+
+// IsReadOnly reports whether s drops writes (so nothing it "saves" is real).
+func IsReadOnly(s Store) bool {
+	_, ok := s.(readOnly)
+	return ok
+}
