@@ -43,8 +43,24 @@ type Page struct {
 	// The engine uses it when a transform fails on that record.
 	Locate func(i int) (location string, rowID int64)
 
+	// Release, when set by the source, is called by the engine exactly once
+	// when it is done with the page (written, or dropped on error or
+	// cancellation), so the source can reuse the page's buffers. After
+	// Release the strings inside the page's records may change: a sink or
+	// transform that keeps a value beyond its page keeps Value.Detach()ed
+	// copies. The engine detaches bookmarks and failed records itself.
+	Release func()
+
 	// Seq is the page's position in the stream, set by the engine.
 	Seq uint64
+}
+
+// Done calls Release once, if set.
+func (p *Page) Done() {
+	if r := p.Release; r != nil {
+		p.Release = nil
+		r()
+	}
 }
 
 // Materialize runs the pending Decode, if any.

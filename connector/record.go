@@ -1,6 +1,9 @@
 package connector
 
-import "sort"
+import (
+	"sort"
+	"strings"
+)
 
 // Field is one key/value pair of a record.
 type Field struct {
@@ -79,6 +82,16 @@ func (r Record) Clone() Record {
 	out := Record{Fields: make([]Field, len(r.Fields))}
 	for i, f := range r.Fields {
 		out.Fields[i] = Field{Key: f.Key, Value: f.Value.Clone()}
+	}
+	return out
+}
+
+// Detach returns a deep copy sharing no memory with r, key and string
+// bytes included (see Page.Release).
+func (r Record) Detach() Record {
+	out := Record{Fields: make([]Field, len(r.Fields))}
+	for i, f := range r.Fields {
+		out.Fields[i] = Field{Key: strings.Clone(f.Key), Value: f.Value.Detach()}
 	}
 	return out
 }

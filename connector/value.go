@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"strconv"
+	"strings"
 )
 
 // Kind is the type of a Value.
@@ -188,6 +189,25 @@ func (v Value) Clone() Value {
 		return Array(out)
 	case KindObject:
 		return Object(v.AsObject().Clone())
+	}
+	return v
+}
+
+// Detach returns a deep copy that shares no memory at all with v, strings
+// included: what to keep when v points into a page's reusable buffers.
+func (v Value) Detach() Value {
+	switch v.kind {
+	case KindString:
+		return String(strings.Clone(v.str))
+	case KindArray:
+		a := v.AsArray()
+		out := make([]Value, len(a))
+		for i := range a {
+			out[i] = a[i].Detach()
+		}
+		return Array(out)
+	case KindObject:
+		return Object(v.AsObject().Detach())
 	}
 	return v
 }

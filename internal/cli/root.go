@@ -20,11 +20,14 @@ type App struct {
 	Stdout io.Writer
 	Stderr io.Writer
 
-	LogLevel  string
-	LogFormat string
-	Quiet     bool
+	LogLevel   string
+	LogFormat  string
+	Quiet      bool
+	CPUProfile string
 
 	Logger *slog.Logger
+
+	stopProfile func()
 }
 
 // verbs lists the constructors of every subcommand; each verb file adds
@@ -99,7 +102,20 @@ func newRoot(app *App) *cobra.Command {
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
-			return app.setupLogging()
+			if err := app.setupLogging(); err != nil {
+				return err
+			}
+			stop, err := app.startProfile()
+			if err != nil {
+				return err
+			}
+			app.stopProfile = stop
+			return nil
+		},
+		PersistentPostRun: func(*cobra.Command, []string) {
+			if app.stopProfile != nil {
+				app.stopProfile()
+			}
 		},
 	}
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &usageError{err} })
@@ -107,6 +123,8 @@ func newRoot(app *App) *cobra.Command {
 	pf.StringVar(&app.LogLevel, "log-level", envOr("FAUCET_LOG", "info"), "log level: debug, info, warn, error (env FAUCET_LOG)")
 	pf.StringVar(&app.LogFormat, "log-format", "text", "log format: text or json")
 	pf.BoolVarP(&app.Quiet, "quiet", "q", false, "no progress line and no informational logs")
+	pf.StringVar(&app.CPUProfile, "cpuprofile", "", "write a CPU profile of the command to this file")
+	_ = pf.MarkHidden("cpuprofile")
 	// -V as in faucet-cli 1.x (cobra would pick -v).
 	root.Flags().BoolP("version", "V", false, "print the version")
 	for _, v := range verbs {

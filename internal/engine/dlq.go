@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/faucet-hq/faucet/connector"
@@ -14,7 +15,14 @@ import (
 // the first one when there is no DLQ.
 func (w *writer) deadLetter(ctx context.Context, failed []failure) error {
 	if w.row.DLQ == nil {
+		// The error outlives the page: detach what points into it.
 		f := failed[0].err
+		f.Raw = strings.Clone(f.Raw)
+		if f.Record != nil {
+			rec := f.Record.Detach()
+			f.Record = &rec
+		}
+		f.Location = strings.Clone(f.Location)
 		return &f
 	}
 	now := time.Now().UTC()

@@ -7,6 +7,7 @@ import (
 	"io"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -23,6 +24,8 @@ type seqSource struct {
 	opened        *connector.Value
 	nextErrs      []error // returned by Next before the first page
 	closed        bool
+	emitted       atomic.Int64
+	released      atomic.Int64
 }
 
 func (s *seqSource) Open(_ context.Context, o connector.SourceOptions) error {
@@ -45,7 +48,8 @@ func (s *seqSource) Next(context.Context) (*connector.Page, error) {
 	from, to := s.next+1, min(s.next+s.size, s.n)
 	s.next = to
 	failEvery := s.failEvery
-	return &connector.Page{Decode: func(p *connector.Page) error {
+	s.emitted.Add(1)
+	return &connector.Page{Release: func() { s.released.Add(1) }, Decode: func(p *connector.Page) error {
 		if (from/s.size)%3 == 0 {
 			time.Sleep(time.Millisecond)
 		}
@@ -180,6 +184,9 @@ func TestRunKeepsOrderAndCheckpointsAfterFlush(t *testing.T) {
 	}
 	if !src.closed {
 		t.Fatal("source not closed")
+	}
+	if src.released.Load() != src.emitted.Load() {
+		t.Fatalf("%d pages emitted, %d released", src.emitted.Load(), src.released.Load())
 	}
 }
 
@@ -331,6 +338,9 @@ func TestRunCancelFlushesAndSavesWhatWasWritten(t *testing.T) {
 	res, err := Run(ctx, row)
 	if !errors.Is(err, context.Canceled) || !res.Cancelled {
 		t.Fatalf("res=%+v err=%v", res, err)
+	}
+	if e, r := row.Source.(*seqSource).emitted.Load(), row.Source.(*seqSource).released.Load(); e != r {
+		t.Fatalf("cancelled run: %d pages emitted, %d released", e, r)
 	}
 	got, ok, _ := st.Get(context.Background(), "p::row-0")
 	if !ok || string(got) != strconv.Itoa(len(sink.ids)) || sink.flushed != len(sink.ids) {

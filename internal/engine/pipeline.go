@@ -63,8 +63,10 @@ func startStages(ctx context.Context, row Row, encoder connector.PageEncoder) *s
 	return s
 }
 
-// release returns the token of a page the writer is done with.
+// release returns the token of a page the writer is done with and hands
+// its buffers back to the source.
 func (s *stages) release(w *work) {
+	w.page.Done()
 	if w.encoded != nil {
 		buf := w.encoded[:0]
 		s.bufs.Put(&buf)
@@ -106,6 +108,7 @@ func (s *stages) read(ctx context.Context, jobs chan<- *work) {
 		select {
 		case jobs <- w:
 		case <-ctx.Done():
+			w.page.Done()
 			<-s.tokens
 			return
 		}
@@ -126,6 +129,7 @@ func (s *stages) process(ctx context.Context, jobs <-chan *work) {
 		select {
 		case s.out <- w:
 		case <-ctx.Done():
+			w.page.Done()
 			<-s.tokens
 		}
 	}

@@ -44,15 +44,19 @@ func (w *writer) result() Result {
 func (w *writer) run(ctx context.Context) (err error) {
 	ictx, stop := context.WithCancel(ctx)
 	st := startStages(ictx, w.row, w.encoder)
+	held := map[uint64]*work{}
 	defer func() {
 		stop()
-		for range st.out { // let the reader and workers finish
+		for it := range st.out { // let the reader and workers finish
+			it.page.Done()
+		}
+		for _, it := range held {
+			it.page.Done()
 		}
 	}()
 	// Finishing work must not be cut short by the cancellation it reacts to.
 	fctx := context.WithoutCancel(ctx)
 
-	held := map[uint64]*work{}
 	var next uint64
 	for {
 		var item *work
@@ -162,6 +166,7 @@ func (w *writer) handle(ctx, fctx context.Context, st *stages, it *work) (done b
 }
 
 func (w *writer) foldBookmark(b connector.Value) {
+	b = b.Detach() // outlives the page
 	cur := w.pending
 	if cur == nil {
 		cur = w.saved

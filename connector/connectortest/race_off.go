@@ -1,0 +1,5 @@
+//go:build !race
+
+package connectortest
+
+const raceEnabled = false
