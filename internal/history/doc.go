@@ -67,5 +67,32 @@
 //
 // Backend failures are *Error values carrying a Transience verdict computed
 // once from the typed driver error (SQLSTATE or SQLite extended result code,
-// see TransienceOfCode), never from message text.
+// see TransienceOfCode), never from message text. Unreachable errors (the
+// database could not be reached at all) are the only ones that trip the
+// degraded fallback.
+//
+// # Deliberate differences from 1.13
+//
+// Where the original has a race or a hazard, this port does the safe thing:
+//   - Delete, TenantDelete and TemplateDelete run their statements in one
+//     write transaction (the seed's delete was four separate statements).
+//   - RecoverOrphans writes each orphan with an UPDATE guarded on
+//     still-orphaned, so a lease renewed between the scan and the write wins
+//     (the seed used an unconditional upsert).
+//   - Run-log batches and launch-log appends use the write transaction
+//     (BEGIN IMMEDIATE on SQLite), with the bounded retry.
+//   - A keyset page uses the listing statement with a sargable cursor bound
+//     (same rows), so a page deep in the history walks the index instead of
+//     scanning every newer run.
+//   - A run whose body is corrupt is left out of List (named in
+//     ListPage.Corrupt) instead of failing the whole listing; Get on it
+//     returns the decode error.
+//   - The fallback trips only on unreachable errors, retries them first,
+//     refuses idempotent claims while degraded even when it started degraded,
+//     and returns to the database when a probe answers (1.13 tripped on any
+//     error, permanently).
+//   - The memory backend implements the cluster, shard and tenant-link
+//     methods with the SQL semantics (the original left them inert), dedups
+//     usage per (run_id, row) and refuses a duplicate connect-session state,
+//     so memory and SQL can be compared operation by operation.
 package history

@@ -8,8 +8,9 @@
 // constraint violation or a lost template race never degrades the store
 // (the 1.13 wrapper tripped on any error; this follows the later design).
 //
-// While degraded, run records, run logs, audit, catalog, local outputs and
-// usage recording continue in an in-memory store (nothing is buffered or
+// While degraded, run records (with their single-instance lease renewal and
+// orphan recovery), run logs, audit, catalog, local outputs and usage
+// recording continue in an in-memory store (nothing is buffered or
 // replayed: what is written there stays there). Idempotent claims and the
 // strict calls (leases and cluster dispatch, shards, membership, templates,
 // tenants, connections, sessions, change requests, usage deletion) answer a
@@ -49,9 +50,7 @@ type Store struct {
 	connect  Connector
 	mem      *memory.Store
 	degraded atomic.Bool
-	// OnChange, if set, is called with the new flag whenever it flips (wire
-	// the faucet_serve_history_degraded gauge here).
-	OnChange func(degraded bool)
+	onChange atomic.Pointer[func(degraded bool)]
 	label    string
 }
 
@@ -98,9 +97,15 @@ func (s *Store) Close() error {
 	return nil
 }
 
+// OnChange registers fn to be called with the new flag whenever it flips
+// (wire the faucet_serve_history_degraded gauge and /readyz here).
+func (s *Store) OnChange(fn func(degraded bool)) { s.onChange.Store(&fn) }
+
 func (s *Store) setDegraded(v bool) {
-	if s.degraded.Swap(v) != v && s.OnChange != nil {
-		s.OnChange(v)
+	if s.degraded.Swap(v) != v {
+		if fn := s.onChange.Load(); fn != nil {
+			(*fn)(v)
+		}
 	}
 }
 

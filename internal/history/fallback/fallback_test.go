@@ -111,10 +111,10 @@ func pgURL(t *testing.T) (base string, schema string) {
 }
 
 func TestDegradesOnlyWhenUnreachableAndRecovers(t *testing.T) {
-	base, schema := pgURL(t)
+	_, schema := pgURL(t)
 	p := newProxy(t, "127.0.0.1:5432")
 	url := "postgres://postgres@" + p.addr + "/test?sslmode=disable&connect_timeout=2&search_path=" + schema
-	_ = base
+
 	ctx := context.Background()
 	opts := history.Options{InstanceID: "fb"}
 	connect := func(ctx context.Context) (history.RunHistory, error) { return sqlstore.OpenOptions(ctx, url, opts) }
@@ -124,7 +124,7 @@ func TestDegradesOnlyWhenUnreachableAndRecovers(t *testing.T) {
 	}
 	defer fb.Close()
 	var flips atomic.Int32
-	fb.OnChange = func(bool) { flips.Add(1) }
+	fb.OnChange(func(bool) { flips.Add(1) })
 
 	before := history.NewQueuedRun("before", nil, nil, nil, time.Now())
 	if err := fb.Upsert(ctx, before); err != nil {
@@ -209,8 +209,16 @@ func TestDegradedAtStartupReconnects(t *testing.T) {
 		t.Fatal("still down")
 	}
 	fail.Store(false)
-	if !fb.Probe(ctx) || fb.Degraded() {
-		t.Fatal("probe must connect and recover")
+	// The probe loop reconnects on its own.
+	loop, stop := context.WithCancel(ctx)
+	defer stop()
+	go fb.Run(loop, 20*time.Millisecond)
+	deadline := time.Now().Add(10 * time.Second)
+	for fb.Degraded() && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if fb.Degraded() {
+		t.Fatal("the probe loop must connect and recover")
 	}
 	if err := fb.Upsert(ctx, history.NewQueuedRun("p", nil, nil, nil, time.Now())); err != nil {
 		t.Fatal(err)

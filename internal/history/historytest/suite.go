@@ -18,8 +18,6 @@ type Backend struct {
 	// Open opens another instance on the shared database. Instances opened
 	// with different InstanceIDs behave like separate serve processes.
 	Open func(t *testing.T, opts history.Options) history.RunHistory
-	// SQL is true for the SQL backends (enables the SQL-only expectations).
-	SQL bool
 }
 
 // Factory returns a Backend on a fresh database; cleanup is registered on t.
@@ -67,15 +65,6 @@ func Run(t *testing.T, f Factory) {
 			c.fn(e)
 		})
 	}
-}
-
-// Cases lists the case names (for reports).
-func Cases() []string {
-	out := make([]string, len(cases))
-	for i, c := range cases {
-		out[i] = c.name
-	}
-	return out
 }
 
 // must checks a (value, error) pair: must(h.Get(ctx, id))(t).

@@ -25,7 +25,7 @@ func (s *Store) RecoverOrphans(_ context.Context) (int, error) {
 		if (st != history.StatusQueued && st != history.StatusRunning) || !leaseExpired(row.lease, nowS) {
 			continue
 		}
-		rec := row.rec.Clone()
+		rec := copyRun(row.rec)
 		rec.Status = history.StatusFailed
 		rec.FinishedAt = &now
 		rec.Error = strp(history.OrphanLeaseExpiredError)
@@ -98,7 +98,7 @@ func (s *Store) ClaimPending(_ context.Context, limit int) ([]history.RunRecord,
 		row.owner = strp(s.opts.InstanceID)
 		l := lease
 		row.lease = &l
-		out = append(out, row.rec.Clone())
+		out = append(out, copyRun(row.rec))
 	}
 	return out, nil
 }
@@ -116,7 +116,7 @@ func (s *Store) ReclaimOrphans(_ context.Context, maxAttempts uint32) (history.R
 		if row.rec.Status != history.StatusRunning || !leaseExpired(row.lease, nowS) {
 			continue
 		}
-		rec := row.rec.Clone()
+		rec := copyRun(row.rec)
 		next := rec.Attempt + 1
 		rec.Attempt = next
 		if row.rec.Attempt < maxAttempts {
@@ -180,7 +180,7 @@ func (s *Store) finalizeShardedLocked(runID string, status history.RunStatus, fi
 	if !ok || row.rec.Status != history.StatusSharded {
 		return false, nil
 	}
-	rec := row.rec.Clone()
+	rec := copyRun(row.rec)
 	rec.Status = status
 	f := finishedAt.UTC()
 	rec.FinishedAt = &f

@@ -148,3 +148,12 @@ func roundTrip[T any](v T, what string) (T, error) {
 }
 
 func strp(s string) *string { return &s }
+
+// copyRun returns a deep copy, so callers never alias stored state.
+func copyRun(r history.RunRecord) history.RunRecord {
+	c, err := roundTrip(r, "run record")
+	if err != nil {
+		return r.Clone()
+	}
+	return c
+}

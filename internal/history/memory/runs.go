@@ -56,7 +56,7 @@ func (s *Store) Get(_ context.Context, runID string) (*history.RunRecord, error)
 	if !ok {
 		return nil, nil
 	}
-	c := row.rec.Clone()
+	c := copyRun(row.rec)
 	return &c, nil
 }
 
@@ -115,7 +115,7 @@ func (s *Store) List(_ context.Context, f history.ListFilter) (history.ListPage,
 		out = out[:limit]
 	}
 	for _, r := range out {
-		page.Runs = append(page.Runs, r.Clone())
+		page.Runs = append(page.Runs, copyRun(r))
 	}
 	return page, nil
 }

@@ -71,7 +71,7 @@ func (s *Store) ClaimShards(_ context.Context, limit int) ([]history.ClaimedShar
 		l := lease
 		sh.lease = &l
 		out = append(out, history.ClaimedShard{RunID: sh.runID, ShardID: sh.shardID,
-			Descriptor: append(json.RawMessage(nil), sh.descriptor...), Run: s.runs[sh.runID].rec.Clone()})
+			Descriptor: append(json.RawMessage(nil), sh.descriptor...), Run: copyRun(s.runs[sh.runID].rec)})
 	}
 	return out, nil
 }

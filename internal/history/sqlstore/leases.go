@@ -8,9 +8,9 @@ import (
 	"github.com/faucet-hq/faucet/internal/history"
 )
 
-// RecoverOrphans fails queued/running runs whose lease lapsed (or is unset)
-// and rewrites them with Upsert, as the seed does (so they become this
-// instance's, with a fresh lease on the now-terminal row).
+// RecoverOrphans fails queued/running runs whose lease lapsed (or is unset),
+// stamping them as this instance's like the seed's upsert did, but with a
+// write guarded on still-orphaned so a lease renewed meanwhile wins.
 func (s *Store) RecoverOrphans(ctx context.Context) (int, error) {
 	now := s.now()
 	rows, err := s.queryStrings(ctx, s.st.selectOrphans, history.FormatTS(now))
@@ -29,10 +29,15 @@ func (s *Store) RecoverOrphans(ctx context.Context) (int, error) {
 		if rec.ElapsedSecs == nil {
 			rec.ElapsedSecs = history.ElapsedSince(rec.StartedAt, now)
 		}
-		if err := s.Upsert(ctx, rec); err != nil {
+		body, err := history.EncodeRun(&rec)
+		if err != nil {
 			return n, err
 		}
-		n++
+		won, err := s.exec(ctx, s.st.recoverOne, history.FormatTS(now), s.opts.InstanceID, s.lease(now), body, rec.RunID, history.FormatTS(now))
+		if err != nil {
+			return n, err
+		}
+		n += int(won)
 	}
 	return n, nil
 }

@@ -97,7 +97,11 @@ func (s *Store) List(ctx context.Context, f history.ListFilter) (history.ListPag
 	since, until = nullTS(f.Since), nullTS(f.Until)
 	tenant = nullable(f.Tenant)
 	limit := history.EffectiveLimit(f.Limit)
-	rows, err := s.queryStrings(ctx, s.st.list, status, status, name, name, since, since, until, until,
+	q := s.st.list
+	if curTS != nil {
+		q = s.st.listAfter
+	}
+	rows, err := s.queryStrings(ctx, q, status, status, name, name, since, since, until, until,
 		curTS, curTS, curTS, curID, tenant, tenant, int64(limit+1))
 	if err != nil {
 		return history.ListPage{}, err

@@ -18,12 +18,28 @@ var pgStmts = stmts{
 	selectStatus:    "SELECT status FROM faucet_serve_runs WHERE run_id=$1",
 	selectSubmitted: "SELECT submitted_at FROM faucet_serve_runs WHERE run_id=$1",
 	deleteRun:       "DELETE FROM faucet_serve_runs WHERE run_id=$1",
+	// list is the seed's statement, used for the first page. listAfter is the
+	// same statement with its keyset clause made sargable (submitted_at <= c
+	// bounds an index range): written as (? IS NULL OR ...), neither SQLite
+	// nor Postgres turns the cursor into a range, so a page deep in the
+	// history scanned every newer run. Same binds, same rows; plan_test.go
+	// pins the plan.
 	list: "SELECT run_id, body FROM faucet_serve_runs " +
 		"WHERE ($1::text IS NULL OR position(',' || status || ',' in $2::text) > 0) " +
 		"AND ($3::text IS NULL OR name = $4::text) " +
 		"AND ($5::text IS NULL OR submitted_at >= $6::text) " +
 		"AND ($7::text IS NULL OR submitted_at <= $8::text) " +
 		"AND ($9::text IS NULL OR (submitted_at < $10::text " +
+		"OR (submitted_at = $11::text AND run_id < $12::text))) " +
+		"AND ($13::text IS NULL OR run_id IN " +
+		"(SELECT run_id FROM faucet_tenant_runs WHERE tenant = $14::text)) " +
+		"ORDER BY submitted_at DESC, run_id DESC LIMIT $15",
+	listAfter: "SELECT run_id, body FROM faucet_serve_runs " +
+		"WHERE ($1::text IS NULL OR position(',' || status || ',' in $2::text) > 0) " +
+		"AND ($3::text IS NULL OR name = $4::text) " +
+		"AND ($5::text IS NULL OR submitted_at >= $6::text) " +
+		"AND ($7::text IS NULL OR submitted_at <= $8::text) " +
+		"AND (submitted_at <= $9::text AND (submitted_at < $10::text " +
 		"OR (submitted_at = $11::text AND run_id < $12::text))) " +
 		"AND ($13::text IS NULL OR run_id IN " +
 		"(SELECT run_id FROM faucet_tenant_runs WHERE tenant = $14::text)) " +
@@ -35,6 +51,14 @@ var pgStmts = stmts{
 	selectOrphans: "SELECT run_id, body FROM faucet_serve_runs " +
 		"WHERE status IN ('queued','running') " +
 		"AND (lease_expires_at IS NULL OR lease_expires_at < $1)",
+	// recoverOne fails one orphan, guarded on still-orphaned. The seed wrote
+	// it with a plain upsert after the select, which could overwrite a run
+	// whose owner renewed its lease in between; the guard closes that race
+	// while stamping the same columns the upsert would.
+	recoverOne: "UPDATE faucet_serve_runs " +
+		"SET status = 'failed', finished_at = $1, owner = $2, lease_expires_at = $3, body = $4 " +
+		"WHERE run_id = $5 AND status IN ('queued','running') " +
+		"AND (lease_expires_at IS NULL OR lease_expires_at < $6)",
 	renewLeases: "UPDATE faucet_serve_runs SET lease_expires_at = $1 " +
 		"WHERE owner = $2 AND status IN ('queued','running')",
 	insertIdem: "INSERT INTO faucet_serve_idem (key,run_id,fingerprint,claimed_at) " +

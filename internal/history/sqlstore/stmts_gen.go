@@ -8,9 +8,11 @@ type stmts struct {
 	selectSubmitted                      string
 	deleteRun                            string
 	list                                 string
+	listAfter                            string
 	purgeRuns                            string
 	purgeIdem                            string
 	selectOrphans                        string
+	recoverOne                           string
 	renewLeases                          string
 	insertIdem                           string
 	selectIdem                           string
@@ -133,9 +135,11 @@ func newStmts(d Dialect) stmts {
 		selectSubmitted:                      d.render(p.selectSubmitted),
 		deleteRun:                            d.render(p.deleteRun),
 		list:                                 d.render(p.list),
+		listAfter:                            d.render(p.listAfter),
 		purgeRuns:                            d.render(p.purgeRuns),
 		purgeIdem:                            d.render(p.purgeIdem),
 		selectOrphans:                        d.render(p.selectOrphans),
+		recoverOne:                           d.render(p.recoverOne),
 		renewLeases:                          d.render(p.renewLeases),
 		insertIdem:                           d.render(p.insertIdem),
 		selectIdem:                           d.render(p.selectIdem),

@@ -84,6 +84,15 @@ func OpenOptions(ctx context.Context, rawURL string, opts history.Options) (*Sto
 func parseURL(raw string) (d Dialect, driverName, dsn string, memory bool, err error) {
 	switch {
 	case strings.HasPrefix(raw, "postgres://"), strings.HasPrefix(raw, "postgresql://"):
+		// Bound each connect attempt so the retry budget is finite even when
+		// the server is unreachable without refusing (a dropped SYN).
+		if !strings.Contains(raw, "connect_timeout=") {
+			sep := "?"
+			if strings.Contains(raw, "?") {
+				sep = "&"
+			}
+			raw += sep + "connect_timeout=5"
+		}
 		return Postgres, "pgx", raw, false, nil
 	case strings.HasPrefix(raw, "sqlite:"):
 		path := strings.TrimPrefix(raw, "sqlite:")
@@ -291,4 +300,59 @@ func (s *Store) withTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
 		return classify("commit", err)
 	}
 	return nil
+}
+
+// UpsertBatch writes many records in one transaction with the same statement
+// and stamping as Upsert (bulk loads: benchmarks, imports).
+func (s *Store) UpsertBatch(ctx context.Context, recs []history.RunRecord) error {
+	lease := s.lease(s.now())
+	return s.withTx(ctx, func(tx *sql.Tx) error {
+		stmt, err := tx.PrepareContext(ctx, s.st.upsert)
+		if err != nil {
+			return err
+		}
+		defer stmt.Close()
+		for i := range recs {
+			r := &recs[i]
+			body, err := history.EncodeRun(r)
+			if err != nil {
+				return err
+			}
+			if _, err := stmt.ExecContext(ctx, r.RunID, nullable(r.Name), string(r.Status), history.FormatTS(r.SubmittedAt),
+				nullTS(r.FinishedAt), nullable(r.IdempotencyKey), s.opts.InstanceID, lease, body); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// ExplainList returns the database's plan for the run listing (first page
+// when cursor is nil, else a keyset page), for benchmarks and diagnostics.
+func (s *Store) ExplainList(ctx context.Context, f history.ListFilter) ([]string, error) {
+	var curTS, curID any
+	q := s.st.list
+	if f.Cursor != nil {
+		ts, ok, err := s.oneBody(ctx, s.st.selectSubmitted, *f.Cursor)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			curTS, curID, q = ts, *f.Cursor, s.st.listAfter
+		}
+	}
+	prefix := "EXPLAIN "
+	if s.d == SQLite {
+		prefix = "EXPLAIN QUERY PLAN "
+	}
+	rows, err := s.queryStrings(ctx, prefix+q, nil, nil, nil, nil, nil, nil, nil, nil,
+		curTS, curTS, curTS, curID, nil, nil, int64(history.EffectiveLimit(f.Limit)+1))
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, r := range rows {
+		out = append(out, r[len(r)-1].String)
+	}
+	return out, nil
 }

@@ -68,7 +68,7 @@ func factory(newURL func(t testing.TB) string) historytest.Factory {
 	return func(t *testing.T) historytest.Backend {
 		u := newURL(t)
 		var mu sync.Mutex
-		return historytest.Backend{SQL: true, Open: func(t *testing.T, opts history.Options) history.RunHistory {
+		return historytest.Backend{Open: func(t *testing.T, opts history.Options) history.RunHistory {
 			mu.Lock()
 			defer mu.Unlock()
 			s, err := sqlstore.OpenOptions(context.Background(), u, opts)
@@ -132,4 +132,47 @@ func TestPostgresDownIsClassifiedWithinBudget(t *testing.T) {
 		t.Fatalf("retry budget not respected: %v", el)
 	}
 	fmt.Println("down-at-start error:", err)
+}
+
+func TestSQLiteUnopenableIsPermanentAndFast(t *testing.T) {
+	start := time.Now()
+	_, err := sqlstore.Open(context.Background(), "sqlite:"+filepath.Join(t.TempDir(), "missing-dir", "x.db"), "")
+	if err == nil {
+		t.Fatal("expected an error")
+	}
+	if history.TransienceOf(err) != history.Permanent || !strings.Contains(err.Error(), "SQLite connection failed") {
+		t.Fatalf("want a permanent, named error: %v", err)
+	}
+	if time.Since(start) > 2*time.Second {
+		t.Fatal("a permanent failure must not be retried")
+	}
+}
+
+// Transactions begin IMMEDIATE on SQLite (#666): a transaction holds the
+// write lock from BEGIN, so a concurrent writer waits on busy_timeout instead
+// of both proceeding and one failing at its first write or at COMMIT.
+func TestSQLiteTransactionsBeginImmediate(t *testing.T) {
+	ctx := context.Background()
+	s, err := sqlstore.OpenOptions(ctx, sqliteURL(t), history.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	tx, err := s.DB().BeginTx(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- s.Upsert(ctx, history.NewQueuedRun("w", nil, nil, nil, time.Now())) }()
+	select {
+	case err := <-done:
+		t.Fatalf("a write went through while another transaction held BEGIN IMMEDIATE (err=%v)", err)
+	case <-time.After(300 * time.Millisecond):
+	}
+	if err := tx.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-done; err != nil {
+		t.Fatalf("the waiting writer must succeed once the lock is released: %v", err)
+	}
 }

@@ -1,0 +1,5 @@
+//go:build !race
+
+package sqlstore_test
+
+const raceEnabled = false
