@@ -17,19 +17,19 @@ import (
 // objects field by field (key, then value), the shorter first on a tie.
 // Across kinds: null < bool < number < string < array < object.
 func Compare(a, b Value) int {
-	ra, rb := kindRank(a.kind), kindRank(b.kind)
+	ra, rb := kindRank(a.Kind()), kindRank(b.Kind())
 	if ra != rb {
 		return cmpInt(ra, rb)
 	}
-	switch a.kind {
+	switch a.Kind() {
 	case KindNull:
 		return 0
 	case KindBool:
-		return cmpInt(int(a.num), int(b.num))
+		return cmpInt(int(a.n), int(b.n))
 	case KindInt, KindFloat:
 		return compareNumbers(a, b)
 	case KindString:
-		return compareStrings(a.str, b.str)
+		return compareStrings(a.str(), b.str())
 	case KindArray:
 		x, y := a.AsArray(), b.AsArray()
 		for i := 0; i < len(x) && i < len(y); i++ {
@@ -92,7 +92,7 @@ func cmpString(a, b string) int {
 func compareNumbers(a, b Value) int {
 	switch {
 	case a.kind == KindInt && b.kind == KindInt:
-		x, y := int64(a.num), int64(b.num)
+		x, y := int64(a.n), int64(b.n)
 		switch {
 		case x < y:
 			return -1
@@ -101,9 +101,9 @@ func compareNumbers(a, b Value) int {
 		}
 		return 0
 	case a.kind == KindInt:
-		return cmpIntFloat(int64(a.num), b.AsFloat())
+		return cmpIntFloat(int64(a.n), b.AsFloat())
 	case b.kind == KindInt:
-		return -cmpIntFloat(int64(b.num), a.AsFloat())
+		return -cmpIntFloat(int64(b.n), a.AsFloat())
 	}
 	return cmpFloat(a.AsFloat(), b.AsFloat())
 }

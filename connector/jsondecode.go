@@ -3,7 +3,6 @@ package connector
 import (
 	"encoding/binary"
 	"fmt"
-	"math"
 	"math/bits"
 	"strconv"
 	"unicode/utf16"
@@ -29,18 +28,6 @@ func (e *JSONSyntaxError) Error() string {
 
 // maxJSONDepth bounds nesting, like encoding/json.
 const maxJSONDepth = 10000
-
-// ExactNumber returns the decimal text of an integer read from JSON above
-// the int64 range but within uint64 (ids, counters; faucet-cli 1.x kept them
-// as u64). Such a value is a KindFloat, which cannot hold it exactly, and
-// keeps its text so that writers reproduce it digit for digit. ok is false
-// for every other value.
-func (v Value) ExactNumber() (text string, ok bool) {
-	if v.kind == KindFloat && v.str != "" {
-		return v.str, true
-	}
-	return "", false
-}
 
 // ParseJSON parses one JSON document into a Value. Objects keep their key
 // order; a key repeated in one object keeps its first position and its last
@@ -459,13 +446,13 @@ func (p *jsonParser) number() (Value, error) {
 	}
 	text := d[start:i]
 	if isInt && !neg {
-		if u, err := strconv.ParseUint(unsafe.String(unsafe.SliceData(text), len(text)), 10, 64); err == nil {
+		if _, err := strconv.ParseUint(unsafe.String(unsafe.SliceData(text), len(text)), 10, 64); err == nil {
 			// Above int64: keep the exact text besides the float.
 			t := unsafe.String(unsafe.SliceData(text), len(text))
 			if p.mode == strCopy {
 				t = string(text)
 			}
-			return Value{kind: KindFloat, num: math.Float64bits(float64(u)), str: t}, nil
+			return bigInt(t), nil
 		}
 	}
 	f, err := strconv.ParseFloat(unsafe.String(unsafe.SliceData(text), len(text)), 64)

@@ -15,16 +15,18 @@ func AppendJSON(dst []byte, v Value) []byte {
 	case KindNull:
 		return append(dst, "null"...)
 	case KindBool:
-		if v.num != 0 {
+		if v.n != 0 {
 			return append(dst, "true"...)
 		}
 		return append(dst, "false"...)
 	case KindInt:
-		return strconv.AppendInt(dst, int64(v.num), 10)
+		return strconv.AppendInt(dst, int64(v.n), 10)
 	case KindFloat:
-		return AppendJSONFloat(dst, math.Float64frombits(v.num))
+		return AppendJSONFloat(dst, math.Float64frombits(v.n))
+	case kindBigInt:
+		return append(dst, v.str()...)
 	case KindString:
-		return AppendJSONString(dst, v.str)
+		return AppendJSONString(dst, v.str())
 	case KindArray:
 		dst = append(dst, '[')
 		for i, e := range v.AsArray() {

@@ -5,6 +5,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"unsafe"
 )
 
 // Kind is the type of a Value.
@@ -33,13 +34,17 @@ func (k Kind) String() string {
 
 // Value is one typed field value: null, bool, int64, float64, string, an
 // array of values or a nested object. The zero Value is null. Values are
-// small and passed by value; scalars never allocate.
+// 24 bytes and passed by value; scalars and strings never allocate, and an
+// array or object points at its backing array without boxing it.
 type Value struct {
+	p    unsafe.Pointer // string bytes, or the backing array of []Value / []Field
+	n    uint64         // length (string, array, object), or bool/int64/float64 bits
 	kind Kind
-	num  uint64 // bool (0/1), int64 bits or float64 bits
-	str  string
-	aux  any // []Value for arrays, []Field for objects
 }
+
+// kindBigInt is an integer above int64 (up to uint64) read from JSON: it
+// reports KindFloat but keeps its digits (p, n), so writers reproduce it.
+const kindBigInt Kind = 128
 
 // Null returns the null value.
 func Null() Value { return Value{} }
@@ -48,50 +53,74 @@ func Null() Value { return Value{} }
 func Bool(b bool) Value {
 	v := Value{kind: KindBool}
 	if b {
-		v.num = 1
+		v.n = 1
 	}
 	return v
 }
 
 // Int returns an integer value.
-func Int(i int64) Value { return Value{kind: KindInt, num: uint64(i)} }
+func Int(i int64) Value { return Value{kind: KindInt, n: uint64(i)} }
 
 // Float returns a floating-point value.
-func Float(f float64) Value { return Value{kind: KindFloat, num: math.Float64bits(f)} }
+func Float(f float64) Value { return Value{kind: KindFloat, n: math.Float64bits(f)} }
 
 // String returns a string value.
-func String(s string) Value { return Value{kind: KindString, str: s} }
+func String(s string) Value {
+	return Value{kind: KindString, p: unsafe.Pointer(unsafe.StringData(s)), n: uint64(len(s))}
+}
 
 // Array returns an array value holding vs (not copied).
-func Array(vs []Value) Value { return Value{kind: KindArray, aux: vs} }
+func Array(vs []Value) Value {
+	return Value{kind: KindArray, p: unsafe.Pointer(unsafe.SliceData(vs)), n: uint64(len(vs))}
+}
 
 // Object returns a nested-object value holding the record's fields (not copied).
-func Object(r Record) Value { return Value{kind: KindObject, aux: r.Fields} }
+func Object(r Record) Value {
+	return Value{kind: KindObject, p: unsafe.Pointer(unsafe.SliceData(r.Fields)), n: uint64(len(r.Fields))}
+}
+
+// bigInt returns the exact-digits value of an integer beyond int64.
+func bigInt(digits string) Value {
+	v := String(digits)
+	v.kind = kindBigInt
+	return v
+}
+
+// str is the string of a KindString (or kindBigInt) value.
+func (v Value) str() string { return unsafe.String((*byte)(v.p), int(v.n)) }
 
 // Kind reports the value's type.
-func (v Value) Kind() Kind { return v.kind }
+func (v Value) Kind() Kind {
+	if v.kind == kindBigInt {
+		return KindFloat
+	}
+	return v.kind
+}
 
 // IsNull reports whether v is null.
 func (v Value) IsNull() bool { return v.kind == KindNull }
 
 // AsBool returns the boolean; false unless Kind is KindBool.
-func (v Value) AsBool() bool { return v.kind == KindBool && v.num != 0 }
+func (v Value) AsBool() bool { return v.kind == KindBool && v.n != 0 }
 
 // AsInt returns the integer; 0 unless Kind is KindInt.
 func (v Value) AsInt() int64 {
 	if v.kind != KindInt {
 		return 0
 	}
-	return int64(v.num)
+	return int64(v.n)
 }
 
 // AsFloat returns the number as float64 for KindFloat and KindInt, else 0.
 func (v Value) AsFloat() float64 {
 	switch v.kind {
 	case KindFloat:
-		return math.Float64frombits(v.num)
+		return math.Float64frombits(v.n)
 	case KindInt:
-		return float64(int64(v.num))
+		return float64(int64(v.n))
+	case kindBigInt:
+		f, _ := strconv.ParseFloat(v.str(), 64)
+		return f
 	}
 	return 0
 }
@@ -101,26 +130,36 @@ func (v Value) AsString() string {
 	if v.kind != KindString {
 		return ""
 	}
-	return v.str
+	return v.str()
 }
 
 // AsArray returns the elements of an array value; nil for other kinds.
 func (v Value) AsArray() []Value {
-	if v.kind != KindArray {
+	if v.kind != KindArray || v.p == nil {
 		return nil
 	}
-	a, _ := v.aux.([]Value)
-	return a
+	return unsafe.Slice((*Value)(v.p), int(v.n))
 }
 
 // AsObject returns a nested object as a Record; the zero Record for other kinds.
 // The returned record shares storage with v.
 func (v Value) AsObject() Record {
-	if v.kind != KindObject {
+	if v.kind != KindObject || v.p == nil {
 		return Record{}
 	}
-	f, _ := v.aux.([]Field)
-	return Record{Fields: f}
+	return Record{Fields: unsafe.Slice((*Field)(v.p), int(v.n))}
+}
+
+// ExactNumber returns the decimal text of an integer read from JSON above
+// the int64 range but within uint64 (ids, counters; faucet-cli 1.x kept them
+// as u64). Such a value is a KindFloat, which cannot hold it exactly, and
+// keeps its text so that writers reproduce it digit for digit. ok is false
+// for every other value.
+func (v Value) ExactNumber() (text string, ok bool) {
+	if v.kind == kindBigInt {
+		return v.str(), true
+	}
+	return "", false
 }
 
 // Text renders a scalar the way a CSV cell or a string cast shows it: strings
@@ -130,15 +169,15 @@ func (v Value) Text() string {
 	switch v.kind {
 	case KindNull:
 		return ""
-	case KindString:
-		return v.str
+	case KindString, kindBigInt:
+		return v.str()
 	case KindBool:
-		if v.num != 0 {
+		if v.n != 0 {
 			return "true"
 		}
 		return "false"
 	case KindInt:
-		return strconv.FormatInt(int64(v.num), 10)
+		return strconv.FormatInt(int64(v.n), 10)
 	}
 	return string(AppendJSON(nil, v))
 }
@@ -155,10 +194,10 @@ func (v Value) Equal(w Value) bool {
 	switch v.kind {
 	case KindNull:
 		return true
-	case KindString:
-		return v.str == w.str
+	case KindString, kindBigInt:
+		return v.str() == w.str()
 	case KindFloat:
-		return math.Float64frombits(v.num) == math.Float64frombits(w.num)
+		return math.Float64frombits(v.n) == math.Float64frombits(w.n)
 	case KindArray:
 		a, b := v.AsArray(), w.AsArray()
 		if len(a) != len(b) {
@@ -173,7 +212,7 @@ func (v Value) Equal(w Value) bool {
 	case KindObject:
 		return v.AsObject().Equal(w.AsObject())
 	}
-	return v.num == w.num
+	return v.n == w.n
 }
 
 // Clone returns a deep copy whose nested arrays and objects share nothing
@@ -198,7 +237,9 @@ func (v Value) Clone() Value {
 func (v Value) Detach() Value {
 	switch v.kind {
 	case KindString:
-		return String(strings.Clone(v.str))
+		return String(strings.Clone(v.str()))
+	case kindBigInt:
+		return bigInt(strings.Clone(v.str()))
 	case KindArray:
 		a := v.AsArray()
 		out := make([]Value, len(a))
@@ -292,13 +333,13 @@ func (v Value) Any() any {
 	case KindNull:
 		return nil
 	case KindBool:
-		return v.num != 0
+		return v.n != 0
 	case KindInt:
-		return int64(v.num)
-	case KindFloat:
-		return math.Float64frombits(v.num)
+		return int64(v.n)
+	case KindFloat, kindBigInt:
+		return v.AsFloat()
 	case KindString:
-		return v.str
+		return v.str()
 	case KindArray:
 		a := v.AsArray()
 		out := make([]any, len(a))

@@ -4,63 +4,23 @@ import (
 	"context"
 	"errors"
 	"io"
-	"math/rand/v2"
 	"os"
 	"path/filepath"
-	"strconv"
-	"strings"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/faucet-hq/faucet/connector"
+	"github.com/faucet-hq/faucet/connectors/internal/benchdata"
 )
 
 const benchRows = 100_000
 
-// benchCSV writes rows in the shape of the shared benchmark data set
-// (shared/bench/gen): id,first_name,country,amount,created_at,active,attributes
-// with an RFC 4180-quoted JSON attributes column.
+// benchCSV writes the benchmark-shaped CSV (see internal/benchdata).
 func benchCSV(tb testing.TB, dir string, rows int) string {
 	tb.Helper()
-	names := []string{"Alice", "Bob", "Carol", "Dave", "Eve", "Frank", "Grace", "Heidi", "Ivan", "Judy", "Mallory", "Niaj", "Olivia", "Peggy", "Rupert", "Sybil"}
-	countries := []string{"US", "DE", "FR", "GB", "JP", "BR", "IN", "CA", "AU", "NL"}
-	tiers := []string{"bronze", "silver", "gold", "platinum"}
-	tags := []string{"alpha", "beta", "gamma", "delta", "epsilon"}
-	r := rand.New(rand.NewPCG(42, 7))
-	ts := time.Date(2020, 1, 1, 0, 0, 0, 0, time.UTC)
-	var b []byte
-	b = append(b, "id,first_name,country,amount,created_at,active,attributes\n"...)
-	for id := 1; id <= rows; id++ {
-		ts = ts.Add(time.Duration(1+r.IntN(90)) * time.Second)
-		cents := 100 + r.IntN(999901)
-		var attr strings.Builder
-		attr.WriteString(`{"tier":"` + tiers[r.IntN(4)] + `","score":` + strconv.FormatFloat(float64(r.IntN(100001))/1000, 'f', 3, 64) + `,"tags":[`)
-		perm := r.Perm(5)
-		for i := 0; i < 1+r.IntN(3); i++ {
-			if i > 0 {
-				attr.WriteByte(',')
-			}
-			attr.WriteString(`"` + tags[perm[i]] + `"`)
-		}
-		attr.WriteString("]}")
-		b = strconv.AppendInt(b, int64(id), 10)
-		b = append(b, ',')
-		b = append(b, names[r.IntN(16)]...)
-		b = append(b, ',')
-		b = append(b, countries[r.IntN(10)]...)
-		b = append(b, ',')
-		b = strconv.AppendInt(b, int64(cents/100), 10)
-		b = append(b, '.', byte('0'+cents%100/10), byte('0'+cents%10), ',')
-		b = ts.AppendFormat(b, time.RFC3339)
-		b = append(b, ',')
-		b = strconv.AppendBool(b, r.IntN(2) == 1)
-		b = append(b, ',', '"')
-		b = append(b, strings.ReplaceAll(attr.String(), `"`, `""`)...)
-		b = append(b, '"', '\n')
-	}
 	path := filepath.Join(dir, "bench.csv")
-	if err := os.WriteFile(path, b, 0o644); err != nil {
+	if err := os.WriteFile(path, benchdata.CSV(rows), 0o644); err != nil {
 		tb.Fatal(err)
 	}
 	return path
@@ -107,6 +67,29 @@ func BenchmarkCSVDecode(b *testing.B) {
 		if n := decodeFile(b, cfg, nil); n != benchRows {
 			b.Fatalf("%d rows", n)
 		}
+	}
+	cpu.report(b, benchRows)
+}
+
+// BenchmarkCSVRead is the reader's share (Next without Decode): the part of
+// the csv source that runs on one goroutine while pages decode in parallel.
+func BenchmarkCSVRead(b *testing.B) {
+	path := benchCSV(b, b.TempDir(), benchRows)
+	cfg := config(b, "path", path)
+	b.ReportAllocs()
+	b.ResetTimer()
+	cpu := startCPU()
+	for range b.N {
+		s, err := openSource(b, cfg, nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		for {
+			if _, err := s.Next(context.Background()); err != nil {
+				break
+			}
+		}
+		s.Close()
 	}
 	cpu.report(b, benchRows)
 }

@@ -2,8 +2,10 @@ package csv
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"fmt"
+	"math/bits"
 	"strconv"
 	"strings"
 	"unsafe"
@@ -27,13 +29,14 @@ type fileInfo struct {
 }
 
 // span is one parsed field of the current row: data[start:end] is its
-// content (inside the quotes for a quoted field).
+// content (inside the quotes for a quoted field). Offsets are int32 to keep
+// it small (the reader refuses records over 1 GiB).
 type span struct {
-	start, end int
-	quoted     bool
-	esc        bool // contains "" pairs to collapse
+	start, end int32
 	// tailStart < tailEnd when literal bytes follow the closing quote.
-	tailStart, tailEnd int
+	tailStart, tailEnd int32
+	quoted             bool
+	esc                bool // contains "" pairs to collapse
 }
 
 var errUnterminated = errors.New("unterminated quoted field")
@@ -43,19 +46,20 @@ var errUnterminated = errors.New("unterminated quoted field")
 // row was terminated (false: a quoted field runs to the end of b).
 func parseRecord(b []byte, i int, sp []span, delim, quote byte) ([]span, int, int, bool) {
 	nl := 0
+	dd, nn := ones*uint64(delim), uint64(ones*'\n')
 	for {
 		if i < len(b) && b[i] == quote {
 			i++
-			s := span{start: i, quoted: true}
+			s := span{start: int32(i), quoted: true}
 			j, esc := closeQuote(b, i, quote)
 			if j < 0 {
-				return sp, len(b), nl + bytes.Count(b[s.start:], newline), false
+				return sp, len(b), nl + bytes.Count(b[i:], newline), false
 			}
-			s.end, s.esc = j, esc
+			s.end, s.esc = int32(j), esc
+			if bytes.IndexByte(b[i:j], '\n') >= 0 {
+				nl += bytes.Count(b[i:j], newline)
+			}
 			i = j + 1
-			if bytes.IndexByte(b[s.start:s.end], '\n') >= 0 {
-				nl += bytes.Count(b[s.start:s.end], newline)
-			}
 			if i < len(b) && b[i] != delim && b[i] != '\n' {
 				ts := i
 				for i < len(b) && b[i] != delim && b[i] != '\n' {
@@ -65,21 +69,28 @@ func parseRecord(b []byte, i int, sp []span, delim, quote byte) ([]span, int, in
 				if (i == len(b) || b[i] == '\n') && b[te-1] == '\r' {
 					te--
 				}
-				s.tailStart, s.tailEnd = ts, te
+				s.tailStart, s.tailEnd = int32(ts), int32(te)
 			}
 			sp = append(sp, s)
 		} else {
-			s := span{start: i}
-			for i < len(b) {
-				if c := b[i]; c == delim || c == '\n' {
-					break
+			start := i
+			for i+8 <= len(b) { // eight bytes at a time to the delimiter or newline
+				x := binary.LittleEndian.Uint64(b[i:])
+				if m := quoteMask(x, dd) | quoteMask(x, nn); m != 0 {
+					i += bits.TrailingZeros64(m) / 8
+					goto found
 				}
+				i += 8
+			}
+			for i < len(b) && b[i] != delim && b[i] != '\n' {
 				i++
 			}
-			s.end = i
-			if (i == len(b) || b[i] == '\n') && s.end > s.start && b[s.end-1] == '\r' {
-				s.end--
+		found:
+			end := i
+			if (i == len(b) || b[i] == '\n') && end > start && b[end-1] == '\r' {
+				end--
 			}
+			s := span{start: int32(start), end: int32(end)}
 			sp = append(sp, s)
 		}
 		if i >= len(b) {
@@ -98,27 +109,29 @@ var newline = []byte{'\n'}
 // fieldString returns the span's text as a view into b, collapsing ""
 // pairs in place first. It must be called at most once per span.
 func fieldString(b []byte, s span, quote byte) string {
-	end := s.end
+	start, end := int(s.start), int(s.end)
 	if s.esc {
-		w, r := s.start, s.start
-		for {
-			j := bytes.IndexByte(b[r:end], quote)
-			if j < 0 {
-				w += copy(b[w:], b[r:end])
-				break
+		// Collapse each "" to " in place: a byte loop from the first pair
+		// (pairs are frequent in quoted JSON, so skipping between them with
+		// IndexByte costs more than it saves).
+		w := start + bytes.IndexByte(b[start:end], quote) + 1
+		for r := w + 1; r < end; r++ {
+			c := b[r]
+			b[w] = c
+			w++
+			if c == quote {
+				r++
 			}
-			w += copy(b[w:], b[r:r+j+1])
-			r += j + 2
 		}
 		end = w
 	}
 	if s.tailEnd > s.tailStart {
-		return string(b[s.start:end]) + string(b[s.tailStart:s.tailEnd])
+		return string(b[start:end]) + string(b[s.tailStart:s.tailEnd])
 	}
-	if end == s.start {
+	if end == start {
 		return ""
 	}
-	return unsafe.String(&b[s.start], end-s.start)
+	return unsafe.String(&b[start], end-start)
 }
 
 // isBlank reports a row with nothing on it (skipped, like the original).
@@ -168,12 +181,18 @@ type decoder struct {
 func (d *decoder) decode(p *connector.Page, fi *fileInfo, ch chunk) {
 	b := ch.data
 	line := ch.firstLine
+	row := ch.firstRow - 1 // position of the current row in the input
 	width := max(fi.want, 1)
-	// Fields come from slabs of at most ~32 KiB: small allocations are
-	// much cheaper for the runtime than one large block per page.
+	// Fields come from slabs of at most ~32 KiB (small-object allocations,
+	// so pages do not churn large spans; measured no slower than one slab
+	// per page).
 	slabCap := max(slabBytes/fieldSize, width)
 	slab := make([]connector.Field, 0, min(ch.records*width, slabCap))
 	recs := make([]connector.Record, 0, ch.records)
+	// Where each record came from, relative to the chunk, for Page.Locate
+	// (used only when a transform fails on a record).
+	lineOff := make([]int32, 0, ch.records)
+	rowOff := make([]int32, 0, ch.records)
 	sp := make([]span, 0, width+4)
 	var best connector.Value
 	haveBest := false
@@ -184,30 +203,41 @@ func (d *decoder) decode(p *connector.Page, fi *fileInfo, ch chunk) {
 		sp, i, nl, ok = parseRecord(b, i, sp[:0], d.delim, d.quote)
 		line += nl
 		if !ok {
-			p.Failed = append(p.Failed, d.fail(fi, recLine, b[recStart:i], errUnterminated))
+			p.Failed = append(p.Failed, d.fail(fi, recLine, row+1, b[recStart:i], errUnterminated))
 			continue
 		}
 		if isBlank(sp) {
 			continue
 		}
+		row++
 		if fi.want > 0 && len(sp) != fi.want && !d.flexible {
 			err := fmt.Errorf("row has %d fields, %s has %d", len(sp), fi.wantFrom, fi.want)
-			p.Failed = append(p.Failed, d.fail(fi, recLine, b[recStart:i], err))
+			p.Failed = append(p.Failed, d.fail(fi, recLine, row, b[recStart:i], err))
 			continue
 		}
 		if fi.keyIdx >= len(sp) {
 			err := fmt.Errorf("row has no value for replication_key %q", d.repKey)
-			p.Failed = append(p.Failed, d.fail(fi, recLine, b[recStart:i], err))
+			p.Failed = append(p.Failed, d.fail(fi, recLine, row, b[recStart:i], err))
 			continue
 		}
 		if cap(slab)-len(slab) < len(sp) {
 			slab = make([]connector.Field, 0, max(slabCap, len(sp)))
 		}
 		j0 := len(slab)
+		slab = slab[:j0+len(sp)]
+		fs := slab[j0:len(slab):len(slab)]
 		for k := range sp {
-			slab = append(slab, connector.Field{Key: fi.key(k), Value: connector.String(fieldString(b, sp[k], d.quote))})
+			// Field by field, not append(Field{...}): no bulk write barrier.
+			fs[k].Key = fi.key(k)
+			var str string
+			if f := &sp[k]; f.esc || f.tailEnd > f.tailStart {
+				str = fieldString(b, *f, d.quote)
+			} else if f.end > f.start { // the common case, inline
+				str = unsafe.String(&b[f.start], f.end-f.start)
+			}
+			fs[k].Value = connector.String(str)
 		}
-		rec := connector.Record{Fields: slab[j0:len(slab):len(slab)]}
+		rec := connector.Record{Fields: fs}
 		if fi.keyIdx >= 0 {
 			kv := rec.Fields[fi.keyIdx].Value
 			if d.start != nil && connector.Compare(kv, *d.start) <= 0 {
@@ -219,21 +249,30 @@ func (d *decoder) decode(p *connector.Page, fi *fileInfo, ch chunk) {
 			}
 		}
 		recs = append(recs, rec)
+		lineOff = append(lineOff, int32(recLine-ch.firstLine))
+		rowOff = append(rowOff, int32(row-ch.firstRow))
 	}
 	p.Records = recs
+	p.Locate = func(i int) (string, int64) {
+		if i < 0 || i >= len(lineOff) {
+			return "", 0
+		}
+		return fi.path + ":" + strconv.Itoa(ch.firstLine+int(lineOff[i])), ch.firstRow + int64(rowOff[i])
+	}
 	if haveBest {
 		bm := connector.String(strings.Clone(best.AsString()))
 		p.Bookmark = &bm
 	}
 }
 
-func (d *decoder) fail(fi *fileInfo, line int, raw []byte, err error) connector.RecordError {
+func (d *decoder) fail(fi *fileInfo, line int, row int64, raw []byte, err error) connector.RecordError {
 	raw = bytes.TrimSuffix(raw, newline)
 	raw = bytes.TrimSuffix(raw, []byte{'\r'})
 	return connector.RecordError{
 		Stage:     connector.StageSource,
 		Component: "csv",
 		Location:  fi.path + ":" + strconv.Itoa(line),
+		RowID:     row,
 		Raw:       string(raw),
 		Err:       err,
 	}

@@ -156,23 +156,41 @@ func readAllNoFatal(t *testing.T, cfg connector.Config) result {
 	}
 }
 
-func TestCloseQuote(t *testing.T) {
-	for _, s := range []string{`abc"`, `a""b"`, `""""x"`, `0123456"`, `0123456""89"`, `01234567""`, `no close`, `""`, strings.Repeat("x", 20) + `""` + strings.Repeat("y", 9) + `"z`} {
-		b := []byte(s)
-		want, wantEsc := -1, false
-		for i := 0; i < len(b); i++ {
-			if b[i] == '"' {
-				if i+1 < len(b) && b[i+1] == '"' {
-					wantEsc = true
-					i++
-					continue
-				}
-				want = i
-				break
+// naiveCloseQuote is closeQuote one byte at a time.
+func naiveCloseQuote(b []byte, quote byte) (int, bool) {
+	esc := false
+	for i := 0; i < len(b); i++ {
+		if b[i] == quote {
+			if i+1 < len(b) && b[i+1] == quote {
+				esc = true
+				i++
+				continue
 			}
+			return i, esc
 		}
-		if got, esc := closeQuote(b, 0, '"'); got != want || esc != wantEsc {
+	}
+	return -1, esc
+}
+
+func TestCloseQuote(t *testing.T) {
+	for _, s := range []string{`abc"`, `a""b"`, `""""x"`, `0123456"`, `0123456""89"`, `01234567""`, `0123456"""`, `no close`, `""`, `"`, ``, `x"`, `0123456789abcde"`, strings.Repeat("x", 20) + `""` + strings.Repeat("y", 9) + `"z`} {
+		want, wantEsc := naiveCloseQuote([]byte(s), '"')
+		if got, esc := closeQuote([]byte(s), 0, '"'); got != want || esc != wantEsc {
 			t.Errorf("closeQuote(%q) = %d,%v want %d,%v", s, got, esc, want, wantEsc)
 		}
 	}
+}
+
+func FuzzCloseQuote(f *testing.F) {
+	f.Add([]byte(`0123456""89"`), uint8(0))
+	f.Fuzz(func(t *testing.T, b []byte, off uint8) {
+		i := int(off) % (len(b) + 1)
+		want, wantEsc := naiveCloseQuote(b[i:], '"')
+		if want >= 0 {
+			want += i
+		}
+		if got, esc := closeQuote(b, i, '"'); got != want || esc != wantEsc {
+			t.Fatalf("closeQuote(%q, %d) = %d,%v want %d,%v", b, i, got, esc, want, wantEsc)
+		}
+	})
 }

@@ -3,6 +3,7 @@ package csv
 import (
 	"bytes"
 	"encoding/binary"
+	"fmt"
 	"io"
 	"math/bits"
 
@@ -13,18 +14,15 @@ import (
 // record boundaries. (A variable so tests can force many refills.)
 var readSize = 1 << 20
 
-// Field-parser states, shared by the chunker and the decoder so that both
-// agree on where records end. The dialect is RFC 4180 read leniently, like
-// the original's csv crate: a quote opens a quoted field only at the start of
-// a field; "" inside a quoted field is one quote; bytes after a closing quote
-// are kept literally up to the next delimiter; a quote inside an unquoted
-// field is an ordinary character.
-const (
-	stStart  = iota // at the start of a field
-	stPlain         // inside an unquoted field
-	stQuoted        // inside a quoted field
-	stClosed        // just after a quote inside a quoted field
-)
+// maxRecordBytes bounds one record (decoders keep int32 offsets).
+const maxRecordBytes = 1 << 30
+
+// The dialect is RFC 4180 read leniently, like the original's csv crate: a
+// quote opens a quoted field only at the start of a field; "" inside a
+// quoted field is one quote; bytes after a closing quote are kept literally
+// up to the next delimiter; a quote inside an unquoted field is an ordinary
+// character. scanRecords (the reader) and parseRecord (the decoders) must
+// agree on it exactly, so that pages are cut where records end.
 
 // chunker cuts an input stream into chunks of whole records. Every chunk
 // lives in a buffer that is never reused, so decoders may keep views into it.
@@ -34,7 +32,8 @@ type chunker struct {
 	off    int
 	eof    bool
 	err    error
-	line   int // line number of buf[off]
+	line   int   // line number of buf[off]
+	rows   int64 // non-blank rows handed out so far
 	delim  byte
 	quote  byte
 	bomOff bool // the BOM check at the start of the input was done
@@ -49,6 +48,9 @@ type chunk struct {
 	data      []byte
 	firstLine int
 	records   int // record terminators seen (blank lines included)
+	// firstRow is the 1-based position in the input of the chunk's first
+	// non-blank row (header excluded once the header was consumed).
+	firstRow int64
 }
 
 // next returns up to maxRecords records (0 = no limit but the buffer), or
@@ -59,28 +61,28 @@ func (c *chunker) next(maxRecords int) (chunk, error) {
 	for {
 		rest := c.buf[c.off:]
 		if len(rest) > 0 {
-			end, n := scanRecords(rest, maxRecords, c.delim, c.quote)
-			if n > 0 {
-				return c.take(end, n), nil
+			if end, n, rows := scanRecords(rest, maxRecords, c.delim, c.quote); n > 0 {
+				return c.take(end, n, rows), nil
 			}
-			if c.eof {
-				// Final record without a trailing newline (or an
-				// unterminated quoted field).
-				return c.take(len(rest), 1), nil
-			}
-		} else if c.eof {
-			if c.err != nil {
-				return chunk{}, c.err
-			}
+		}
+		switch {
+		case c.err != nil:
+			return chunk{}, c.err
+		case c.eof && len(rest) > 0:
+			// Final record without a trailing newline (or an unterminated
+			// quoted field).
+			return c.take(len(rest), 1, 1), nil
+		case c.eof:
 			return chunk{}, io.EOF
 		}
 		c.fill()
 	}
 }
 
-func (c *chunker) take(end, n int) chunk {
+func (c *chunker) take(end, n, rows int) chunk {
 	data := c.buf[c.off : c.off+end : c.off+end]
-	ch := chunk{data: data, firstLine: c.line, records: n}
+	ch := chunk{data: data, firstLine: c.line, records: n, firstRow: c.rows + 1}
+	c.rows += int64(rows)
 	c.line += bytes.Count(data, []byte{'\n'})
 	c.off += end
 	return ch
@@ -92,6 +94,10 @@ func (c *chunker) fill() {
 	size := readSize
 	for size < 2*len(rest) {
 		size *= 2
+	}
+	if len(rest) > maxRecordBytes {
+		c.eof, c.err = true, fmt.Errorf("a record at line %d is longer than %d bytes", c.line, maxRecordBytes)
+		return
 	}
 	nb := make([]byte, size)
 	copy(nb, rest)
@@ -114,74 +120,62 @@ func (c *chunker) fill() {
 }
 
 // scanRecords returns the end offset just after the last complete record in
-// b (at most maxRecords of them when maxRecords > 0) and how many there are.
-func scanRecords(b []byte, maxRecords int, delim, quote byte) (end, n int) {
-	st := stStart
+// b (at most maxRecords of them when maxRecords > 0), how many there are and
+// how many of them are not blank lines. b must start at a record boundary.
+//
+// Only quotes and newlines matter for where records end: outside a quoted
+// field a newline ends the record, and a quote opens a quoted field only at
+// the start of a field, that is right after a delimiter or a newline (or at
+// b[0]); any other quote outside a quoted field is an ordinary character.
+// Inside, "" is a quote and a single quote closes the field. This is the
+// field parser's state machine (parseRecord) reduced to the two bytes that
+// can change the answer, so the reader, which runs on one goroutine, looks
+// at eight bytes at a time and stops only at quotes and newlines.
+func scanRecords(b []byte, maxRecords int, delim, quote byte) (end, n, rows int) {
+	qq, nn := ones*uint64(quote), uint64(ones*'\n')
 	i := 0
 	for i < len(b) {
-		switch st {
-		case stStart:
-			ch := b[i]
-			i++
-			switch ch {
-			case quote:
-				st = stQuoted
-			case delim:
-			case '\n':
-				n++
-				end = i
-				if n == maxRecords {
-					return end, n
-				}
-			default:
-				st = stPlain
+		p := i
+		if i+8 <= len(b) {
+			x := binary.LittleEndian.Uint64(b[i:])
+			m := quoteMask(x, qq) | quoteMask(x, nn)
+			if m == 0 {
+				i += 8
+				continue
 			}
-		case stPlain:
-			for i < len(b) {
-				ch := b[i]
-				i++
-				if ch == delim {
-					st = stStart
-					break
-				}
-				if ch == '\n' {
-					st = stStart
-					n++
-					end = i
-					if n == maxRecords {
-						return end, n
-					}
-					break
-				}
+			p += bits.TrailingZeros64(m) / 8
+		} else {
+			for p < len(b) && b[p] != quote && b[p] != '\n' {
+				p++
 			}
-		case stQuoted:
-			j, _ := closeQuote(b, i, quote)
-			if j < 0 {
-				return end, n
-			}
-			i = j + 1
-			st = stClosed
-		case stClosed:
-			ch := b[i]
-			i++
-			switch ch {
-			case quote:
-				st = stQuoted
-			case delim:
-				st = stStart
-			case '\n':
-				st = stStart
-				n++
-				end = i
-				if n == maxRecords {
-					return end, n
-				}
-			default:
-				st = stPlain
+			if p == len(b) {
+				break
 			}
 		}
+		if b[p] == '\n' {
+			// A blank line (nothing, or a lone CR) is skipped by decoders.
+			if !(p == end || (p == end+1 && b[end] == '\r')) {
+				rows++
+			}
+			n++
+			end = p + 1
+			if n == maxRecords {
+				return end, n, rows
+			}
+			i = p + 1
+			continue
+		}
+		if p == 0 || b[p-1] == delim || b[p-1] == '\n' {
+			j, _ := closeQuote(b, p+1, quote)
+			if j < 0 {
+				return end, n, rows
+			}
+			i = j + 1
+			continue
+		}
+		i = p + 1 // a quote inside an unquoted field is data
 	}
-	return end, n
+	return end, n, rows
 }
 
 const (
@@ -201,38 +195,45 @@ func quoteMask(x, qq uint64) uint64 {
 // starts at b[i]: the first quote not doubled. It returns its index, or -1
 // when b ends first, and whether doubled quotes were seen. A quote that is
 // the last byte of b counts as closing.
+//
+// Inside a quoted field every quote toggles between "inside" and "maybe
+// closed" ("" toggles twice), so the field ends at the first non-quote byte
+// with an odd number of quotes before it; the quote before that byte closes
+// the field. Eight bytes at a time: the quote flags of a word are gathered
+// into a byte, whose prefix XOR gives the parity after each byte.
 func closeQuote(b []byte, i int, quote byte) (int, bool) {
-	esc := false
 	qq := ones * uint64(quote)
+	var parity uint64 // quotes seen so far, mod 2
+	nq := 0           // quotes seen so far (all before the closing one are "")
 	for i+8 <= len(b) {
 		m := quoteMask(binary.LittleEndian.Uint64(b[i:]), qq)
-		for m != 0 {
-			p := i + bits.TrailingZeros64(m)/8
-			if p+1 < len(b) && b[p+1] == quote {
-				esc = true
-				if p+1 >= i+8 {
-					i = p + 2
-					goto reload
-				}
-				m &^= 0x80 << (8 * uint(p-i))
-				m &^= 0x80 << (8 * uint(p+1-i))
-				continue
+		q8 := (m >> 7) * 0x0102040810204080 >> 56 // bit k: byte k is a quote
+		p := q8
+		p ^= p << 1
+		p ^= p << 2
+		p ^= p << 4
+		p = (p ^ -parity) & 0xFF // bit k: odd number of quotes up to byte k
+		if c := p &^ q8; c != 0 {
+			k := bits.TrailingZeros64(c) // byte k ends the field, byte k-1 closes it
+			if k == 0 {
+				return i - 1, nq > 1
 			}
-			return p, esc
+			return i + k - 1, nq+bits.OnesCount64(q8&(1<<(k-1)-1)) > 0
 		}
+		parity = p >> 7
+		nq += bits.OnesCount64(q8)
 		i += 8
-	reload:
 	}
-	for i < len(b) {
+	for ; i < len(b); i++ {
 		if b[i] == quote {
-			if i+1 < len(b) && b[i+1] == quote {
-				esc = true
-				i += 2
-				continue
-			}
-			return i, esc
+			parity ^= 1
+			nq++
+		} else if parity == 1 {
+			return i - 1, nq > 1
 		}
-		i++
 	}
-	return -1, esc
+	if parity == 1 {
+		return len(b) - 1, nq > 1
+	}
+	return -1, nq > 0
 }

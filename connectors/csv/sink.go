@@ -194,6 +194,10 @@ func (s *Sink) appendCell(dst []byte, v connector.Value) []byte {
 		return dst
 	case connector.KindString:
 		return s.appendText(dst, v.AsString())
+	case connector.KindFloat:
+		if t, ok := v.ExactNumber(); ok {
+			return append(dst, t...)
+		}
 	}
 	start := len(dst)
 	dst = connector.AppendJSON(dst, v)

@@ -73,6 +73,7 @@ type Source struct {
 	files   []string
 	next    int // index in files of the next file to open
 	cur     *inputFile
+	rowBase int64 // data rows in the files already read
 }
 
 type inputFile struct {
@@ -144,9 +145,12 @@ func (s *Source) firstRow(path string, ch *chunker, consume bool) ([]string, boo
 		if isBlank(sp) {
 			continue
 		}
-		if !consume {
+		if consume {
+			ch.rows = 0 // data rows are counted from after the header
+		} else {
 			ch.off -= len(c.data)
 			ch.line = c.firstLine
+			ch.rows = c.firstRow - 1
 		}
 		row := make([]string, len(sp))
 		for i := range sp {
@@ -228,6 +232,7 @@ func (s *Source) Next(ctx context.Context) (*connector.Page, error) {
 		}
 		c, err := s.cur.ch.next(s.cfg.BatchSize)
 		if err == io.EOF {
+			s.rowBase += s.cur.ch.rows
 			cerr := s.cur.r.Close()
 			s.cur = nil
 			if cerr != nil {
@@ -238,6 +243,7 @@ func (s *Source) Next(ctx context.Context) (*connector.Page, error) {
 		if err != nil {
 			return nil, fmt.Errorf("csv: read %s: %w", s.cur.info.path, err)
 		}
+		c.firstRow += s.rowBase
 		fi, dec := s.cur.info, &s.dec
 		return &connector.Page{Decode: func(p *connector.Page) error {
 			dec.decode(p, fi, c)

@@ -1,6 +1,7 @@
 package csv
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -352,3 +353,54 @@ func TestSourceReplicationKeyMissingInRow(t *testing.T) {
 }
 
 func renameTo(from, to string) error { return os.Rename(from, to) }
+
+// TestSourceRowIDs: a failed row carries its 1-based position among the
+// data rows of the whole input (header and blank lines not counted, files
+// of a glob counted one after the other), which the DLQ reports.
+func TestSourceRowIDs(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, dir, "1.csv", "a,b\n\n1,2\n\"x\ny\",2\n3\n\r\n4,5\n")
+	writeFile(t, dir, "2.csv", "a,b\n6\n7,8\n9,\"open\n")
+	for _, small := range []bool{false, true} {
+		if small {
+			defer setReadSize(2)()
+		}
+		res := readAll(t, config(t, "path", filepath.Join(dir, "*.csv"), "batch_size", 2), nil)
+		var got []string
+		for _, f := range res.failed {
+			got = append(got, fmt.Sprintf("%s row %d", f.Location, f.RowID))
+		}
+		equalStrings(t, "failures", got, []string{
+			filepath.Join(dir, "1.csv") + ":6 row 3",
+			filepath.Join(dir, "2.csv") + ":2 row 5",
+			filepath.Join(dir, "2.csv") + ":4 row 7",
+		})
+		if len(res.records) != 4 {
+			t.Errorf("%d records", len(res.records))
+		}
+	}
+}
+
+// TestSourceLocate: Page.Locate names each decoded record's file:line and
+// its position among the data rows (failed rows counted too).
+func TestSourceLocate(t *testing.T) {
+	path := writeFile(t, t.TempDir(), "in.csv", "a,b\n1,2\n\"x\ny\",3\n4\n\n5,6\n")
+	s, err := openSource(t, config(t, "path", path, "batch_size", 3), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	var got []string
+	for {
+		p, err := s.Next(context.Background())
+		if err != nil {
+			break
+		}
+		p.Materialize()
+		for i := range p.Records {
+			loc, row := p.Locate(i)
+			got = append(got, fmt.Sprintf("%s#%d", strings.TrimPrefix(loc, path), row))
+		}
+	}
+	equalStrings(t, "locations", got, []string{":2#1", ":3#2", ":7#4"})
+}

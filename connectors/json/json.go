@@ -78,7 +78,8 @@ type Source struct {
 	dec     *json.Decoder
 	inArray bool // streaming the elements of the records array
 	single  *connector.Value
-	index   int // array element index, for error locations
+	index   int   // array element index, for error locations
+	rowBase int64 // records (elements) in the files already read
 }
 
 func newSource(c connector.Config) (connector.Source, error) {
@@ -170,10 +171,37 @@ func (s *Source) seek() error {
 				return err
 			}
 			s.single = &obj
-			return nil
+			return s.finish()
 		}
 	}
 	return fmt.Errorf("json: %s: %s holds a %s, want an array of objects or an object", s.name, s.where(len(s.path)), tokenKind(tok))
+}
+
+// finish reads the rest of the document after the records (the members
+// that follow records_path in its enclosing objects) so that a syntax error
+// or a second top-level value is reported, not silently ignored.
+func (s *Source) finish() error {
+	for range s.path {
+		for s.dec.More() {
+			if _, err := s.dec.Token(); err != nil { // key
+				return s.syntax(err)
+			}
+			var skip json.RawMessage
+			if err := s.dec.Decode(&skip); err != nil {
+				return s.syntax(err)
+			}
+		}
+		if _, err := s.dec.Token(); err != nil { // '}'
+			return s.syntax(err)
+		}
+	}
+	if _, err := s.dec.Token(); err != io.EOF {
+		if err != nil {
+			return s.syntax(err)
+		}
+		return fmt.Errorf("json: %s: unexpected data after the top-level value", s.name)
+	}
+	return nil
 }
 
 // readObjectRest reads the members of an object whose '{' was consumed.
@@ -214,6 +242,14 @@ func tokenKind(tok json.Token) string {
 	return "value"
 }
 
+// jsonPath names the records array for locations: $ or $.a.b.
+func (s *Source) jsonPath() string {
+	if len(s.path) == 0 {
+		return "$"
+	}
+	return "$." + strings.Join(s.path, ".")
+}
+
 func (s *Source) where(depth int) string {
 	if depth == 0 {
 		return "the top-level value"
@@ -247,8 +283,10 @@ func (s *Source) Next(ctx context.Context) (*connector.Page, error) {
 			}
 		}
 		p := &connector.Page{}
+		var elems []int // element index of each record, for Locate
 		if s.single != nil {
 			p.Records = append(p.Records, s.single.AsObject())
+			elems = append(elems, -1)
 			s.single = nil
 		}
 		for s.inArray && len(p.Records)+len(p.Failed) < s.cfg.BatchSize {
@@ -257,6 +295,9 @@ func (s *Source) Next(ctx context.Context) (*connector.Page, error) {
 					return nil, s.syntax(err)
 				}
 				s.inArray = false
+				if err := s.finish(); err != nil {
+					return nil, err
+				}
 				break
 			}
 			var raw json.RawMessage
@@ -271,15 +312,27 @@ func (s *Source) Next(ctx context.Context) (*connector.Page, error) {
 			}
 			if err != nil {
 				p.Failed = append(p.Failed, connector.RecordError{
-					Stage: connector.StageSource, Component: "json",
-					Location: s.name + ":" + s.where(len(s.path)) + "[" + strconv.Itoa(idx) + "]",
+					Stage: connector.StageSource, Component: "json", RowID: s.rowBase + int64(idx) + 1,
+					Location: s.name + ":" + s.jsonPath() + "[" + strconv.Itoa(idx) + "]",
 					Raw:      string(raw), Err: err,
 				})
 				continue
 			}
 			p.Records = append(p.Records, v.AsObject())
+			elems = append(elems, idx)
+		}
+		name, where, base := s.name, s.jsonPath(), s.rowBase
+		p.Locate = func(i int) (string, int64) {
+			if i < 0 || i >= len(elems) {
+				return "", 0
+			}
+			if elems[i] < 0 {
+				return name + ":" + where, base + 1
+			}
+			return name + ":" + where + "[" + strconv.Itoa(elems[i]) + "]", base + int64(elems[i]) + 1
 		}
 		if !s.inArray && s.single == nil {
+			s.rowBase += int64(max(s.index, len(elems)))
 			err := s.cur.Close()
 			s.cur = nil
 			if err != nil {

@@ -4,57 +4,31 @@ import (
 	"context"
 	"errors"
 	"io"
-	"math/rand/v2"
 	"os"
 	"path/filepath"
-	"strconv"
-	"strings"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/faucet-hq/faucet/connector"
+	"github.com/faucet-hq/faucet/connectors/internal/benchdata"
 )
 
 const benchRows = 100_000
 
-// benchPages builds records shaped like the shared benchmark data set read
-// by the csv source: seven string fields, keys shared by every record.
+// benchPages builds records shaped like the shared benchmark data set as
+// the csv source reads it: seven string fields, keys shared by all records.
 func benchPages(rows int) []*connector.Page {
-	keys := []string{"id", "first_name", "country", "amount", "created_at", "active", "attributes"}
-	names := []string{"Alice", "Bob", "Carol", "Dave", "Eve", "Frank", "Grace", "Heidi", "Ivan", "Judy", "Mallory", "Niaj", "Olivia", "Peggy", "Rupert", "Sybil"}
-	countries := []string{"US", "DE", "FR", "GB", "JP", "BR", "IN", "CA", "AU", "NL"}
-	tiers := []string{"bronze", "silver", "gold", "platinum"}
-	tags := []string{"alpha", "beta", "gamma", "delta", "epsilon"}
-	r := rand.New(rand.NewPCG(42, 7))
-	ts := time.Date(2020, 1, 1, 0, 0, 0, 0, time.UTC)
 	var pages []*connector.Page
 	var p *connector.Page
-	for id := 1; id <= rows; id++ {
+	for _, row := range benchdata.Rows(rows) {
 		if p == nil || len(p.Records) == connector.DefaultPageSize {
 			p = &connector.Page{}
 			pages = append(pages, p)
 		}
-		ts = ts.Add(time.Duration(1+r.IntN(90)) * time.Second)
-		cents := 100 + r.IntN(999901)
-		var attr strings.Builder
-		attr.WriteString(`{"tier":"` + tiers[r.IntN(4)] + `","score":` + strconv.FormatFloat(float64(r.IntN(100001))/1000, 'f', 3, 64) + `,"tags":[`)
-		perm := r.Perm(5)
-		for i := 0; i < 1+r.IntN(3); i++ {
-			if i > 0 {
-				attr.WriteByte(',')
-			}
-			attr.WriteString(`"` + tags[perm[i]] + `"`)
-		}
-		attr.WriteString("]}")
-		vals := []string{
-			strconv.Itoa(id), names[r.IntN(16)], countries[r.IntN(10)],
-			strconv.Itoa(cents/100) + "." + strconv.Itoa(cents%100/10) + strconv.Itoa(cents%10),
-			ts.Format(time.RFC3339), strconv.FormatBool(r.IntN(2) == 1), attr.String(),
-		}
-		rec := connector.NewRecord(len(keys))
-		for i, k := range keys {
-			rec.Fields = append(rec.Fields, connector.Field{Key: k, Value: connector.String(vals[i])})
+		rec := connector.NewRecord(len(row))
+		for i, v := range row {
+			rec.Fields = append(rec.Fields, connector.Field{Key: benchdata.Header[i], Value: connector.String(v)})
 		}
 		p.Records = append(p.Records, rec)
 	}

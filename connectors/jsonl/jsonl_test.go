@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -295,4 +296,64 @@ func TestAppendRecordMatchesSDK(t *testing.T) {
 			t.Errorf("got %s, want %s", got, want)
 		}
 	}
+}
+
+func TestNumbersRoundTripExactly(t *testing.T) {
+	in := `{"a":9223372036854775807,"b":-9223372036854775808,"c":12345678901234567890,"d":18446744073709551615,"e":0.1,"f":2.5e-8,"g":1e300}`
+	dir := t.TempDir()
+	src := writeFile(t, filepath.Join(dir, "in.jsonl"), in+"\n")
+	out := filepath.Join(dir, "out.jsonl")
+	s := sinkTo(t, "path", out)
+	res := readAll(t, config(t, "path", src), nil)
+	same(t, "decoded", res.lines, []string{`{"a":9223372036854775807,"b":-9223372036854775808,"c":12345678901234567890,"d":18446744073709551615,"e":0.1,"f":2.5e-8,"g":1e+300}`})
+	p := page(t, in)
+	s.Write(context.Background(), p)
+	s.Close()
+	got, _ := os.ReadFile(out)
+	if string(got) != `{"a":9223372036854775807,"b":-9223372036854775808,"c":12345678901234567890,"d":18446744073709551615,"e":0.1,"f":2.5e-8,"g":1e+300}`+"\n" {
+		t.Errorf("sink wrote %s", got)
+	}
+}
+
+func TestSourceRowIDs(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "1.jsonl"), "{\"a\":1}\n\n  \nbad\n{\"a\":2}\n")
+	writeFile(t, filepath.Join(dir, "2.jsonl"), "{\"a\":3}\n[]\n")
+	src, _ := newSource(config(t, "path", filepath.Join(dir, "*.jsonl"), "batch_size", 2))
+	if err := src.Open(context.Background(), connector.SourceOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	var got []string
+	for {
+		p, err := src.Next(context.Background())
+		if err != nil {
+			break
+		}
+		p.Materialize()
+		for _, f := range p.Failed {
+			got = append(got, f.Location+" row "+strconv.FormatInt(f.RowID, 10))
+		}
+	}
+	same(t, "failures", got, []string{filepath.Join(dir, "1.jsonl") + ":4 row 2", filepath.Join(dir, "2.jsonl") + ":2 row 5"})
+}
+
+func TestSourceLocate(t *testing.T) {
+	path := writeFile(t, filepath.Join(t.TempDir(), "in.jsonl"), "{\"a\":1}\nbad\n\n{\"a\":2}\n")
+	src, _ := newSource(config(t, "path", path))
+	if err := src.Open(context.Background(), connector.SourceOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	p, err := src.Next(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.Materialize()
+	var got []string
+	for i := range p.Records {
+		loc, row := p.Locate(i)
+		got = append(got, loc+" row "+strconv.FormatInt(row, 10))
+	}
+	same(t, "locations", got, []string{path + ":1 row 1", path + ":4 row 3"})
 }

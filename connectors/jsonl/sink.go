@@ -46,7 +46,9 @@ type keyCache struct {
 func newKeyCache(r connector.Record) *keyCache {
 	kc := &keyCache{keys: make([]string, len(r.Fields)), quoted: make([][]byte, len(r.Fields))}
 	for i, f := range r.Fields {
-		kc.keys[i] = strings.Clone(f.Key)
+		// Not cloned: the very same string in later records compares
+		// equal by pointer, without reading the bytes.
+		kc.keys[i] = f.Key
 		kc.quoted[i] = append(appendString(nil, f.Key), ':')
 	}
 	return kc
@@ -99,7 +101,11 @@ func appendRecord(dst []byte, fields []connector.Field, kc *keyCache) []byte {
 			dst = appendString(dst, f.Key)
 			dst = append(dst, ':')
 		}
-		dst = appendValue(dst, f.Value)
+		if f.Value.Kind() == connector.KindString { // the common case, without copying the Value
+			dst = appendString(dst, f.Value.AsString())
+		} else {
+			dst = appendValue(dst, f.Value)
+		}
 	}
 	return append(dst, '}')
 }
@@ -111,6 +117,9 @@ func appendValue(dst []byte, v connector.Value) []byte {
 	case connector.KindInt:
 		return strconv.AppendInt(dst, v.AsInt(), 10)
 	case connector.KindFloat:
+		if t, ok := v.ExactNumber(); ok {
+			return append(dst, t...)
+		}
 		return connector.AppendJSONFloat(dst, v.AsFloat())
 	case connector.KindArray:
 		dst = append(dst, '[')

@@ -47,6 +47,7 @@ type Source struct {
 	off   int
 	eof   bool
 	line  int
+	rows  int64 // non-blank lines handed out so far, over all files
 	// bomDone is set once a byte-order mark at the file start was looked for.
 	bomDone bool
 	start   *connector.Value
@@ -102,7 +103,7 @@ func (s *Source) Next(ctx context.Context) (*connector.Page, error) {
 				return nil, err
 			}
 		}
-		data, first, err := s.chunk()
+		data, first, firstRow, err := s.chunk()
 		if err == io.EOF {
 			cerr := s.cur.Close()
 			s.cur = nil
@@ -116,7 +117,7 @@ func (s *Source) Next(ctx context.Context) (*connector.Page, error) {
 		}
 		path := s.path
 		return &connector.Page{Decode: func(p *connector.Page) error {
-			s.decode(p, path, data, first)
+			s.decode(p, path, data, first, firstRow)
 			return nil
 		}}, nil
 	}
@@ -124,31 +125,38 @@ func (s *Source) Next(ctx context.Context) (*connector.Page, error) {
 
 // chunk cuts up to batch_size whole lines from the buffer, reading more
 // (into a fresh buffer, never reused) when no whole line is left.
-func (s *Source) chunk() ([]byte, int, error) {
+func (s *Source) chunk() ([]byte, int, int64, error) {
 	for {
 		rest := s.buf[s.off:]
-		end, lines := 0, 0
+		end, lines, rows := 0, 0, 0
 		for end < len(rest) && (s.cfg.BatchSize == 0 || lines < s.cfg.BatchSize) {
 			j := bytes.IndexByte(rest[end:], '\n')
 			if j < 0 {
 				break
 			}
+			if !blank(rest[end : end+j]) {
+				rows++
+			}
 			end += j + 1
 			lines++
 		}
 		if s.eof && end < len(rest) && (s.cfg.BatchSize == 0 || lines < s.cfg.BatchSize) {
+			if !blank(rest[end:]) {
+				rows++
+			}
 			end = len(rest) // last line without a newline
 			lines++
 		}
 		if end > 0 {
 			data := rest[:end:end]
-			first := s.line
+			first, firstRow := s.line, s.rows+1
 			s.line += lines
+			s.rows += int64(rows)
 			s.off += end
-			return data, first, nil
+			return data, first, firstRow, nil
 		}
 		if s.eof {
-			return nil, 0, io.EOF
+			return nil, 0, 0, io.EOF
 		}
 		size := readSize
 		for size < 2*len(rest) {
@@ -160,7 +168,7 @@ func (s *Source) chunk() ([]byte, int, error) {
 		s.buf, s.off = nb[:len(rest)+n], 0
 		if err != nil {
 			if err != io.EOF {
-				return nil, 0, err
+				return nil, 0, 0, err
 			}
 			s.eof = true
 		}
@@ -176,9 +184,14 @@ func (s *Source) chunk() ([]byte, int, error) {
 }
 
 // decode parses the lines of one chunk; it runs on an engine worker.
-func (s *Source) decode(p *connector.Page, path string, data []byte, line int) {
+func (s *Source) decode(p *connector.Page, path string, data []byte, line int, firstRow int64) {
+	row, first := firstRow-1, line
 	var jp connector.JSONParser
-	recs := make([]connector.Record, 0, bytes.Count(data, []byte{'\n'})+1)
+	n := bytes.Count(data, []byte{'\n'}) + 1
+	recs := make([]connector.Record, 0, n)
+	// Where each record came from, relative to the chunk, for Page.Locate.
+	lineOff := make([]int32, 0, n)
+	rowOff := make([]int32, 0, n)
 	var best connector.Value
 	haveBest := false
 	for len(data) > 0 {
@@ -191,22 +204,22 @@ func (s *Source) decode(p *connector.Page, path string, data []byte, line int) {
 		lineNo := line
 		line++
 		text := bytes.TrimRight(ln, "\r")
-		if len(bytes.TrimLeft(text, " \t")) == 0 {
+		if blank(text) {
 			continue
 		}
-		v, err := jp.Parse(text)
-		if err == nil && v.Kind() != connector.KindObject {
-			err = fmt.Errorf("line is a JSON %s, not an object", v.Kind())
+		row++
+		rec, kind, err := jp.ParseRecord(text)
+		if err == nil && kind != connector.KindObject {
+			err = fmt.Errorf("line is a JSON %s, not an object", kind)
 		}
 		if err != nil {
-			p.Failed = append(p.Failed, fail(path, lineNo, text, err))
+			p.Failed = append(p.Failed, fail(path, lineNo, row, text, err))
 			continue
 		}
-		rec := v.AsObject()
 		if s.keyPth != nil {
 			kv, ok := rec.Lookup(s.keyPth)
 			if !ok {
-				p.Failed = append(p.Failed, fail(path, lineNo, text, fmt.Errorf("record has no replication_key %q", s.cfg.ReplicationKey)))
+				p.Failed = append(p.Failed, fail(path, lineNo, row, text, fmt.Errorf("record has no replication_key %q", s.cfg.ReplicationKey)))
 				continue
 			}
 			if s.start != nil && connector.Compare(kv, *s.start) <= 0 {
@@ -217,8 +230,16 @@ func (s *Source) decode(p *connector.Page, path string, data []byte, line int) {
 			}
 		}
 		recs = append(recs, rec)
+		lineOff = append(lineOff, int32(lineNo-first))
+		rowOff = append(rowOff, int32(row-firstRow))
 	}
 	p.Records = recs
+	p.Locate = func(i int) (string, int64) {
+		if i < 0 || i >= len(lineOff) {
+			return "", 0
+		}
+		return path + ":" + strconv.Itoa(first+int(lineOff[i])), firstRow + int64(rowOff[i])
+	}
 	if haveBest {
 		// Detach from the chunk: a bookmark outlives the page.
 		bm, err := connector.ParseJSON(connector.AppendJSON(nil, best))
@@ -228,7 +249,17 @@ func (s *Source) decode(p *connector.Page, path string, data []byte, line int) {
 	}
 }
 
-func fail(path string, line int, raw []byte, err error) connector.RecordError {
+// blank reports a line with nothing but spaces, tabs and CRs (skipped).
+func blank(line []byte) bool {
+	for _, c := range line {
+		if c != ' ' && c != '\t' && c != '\r' {
+			return false
+		}
+	}
+	return true
+}
+
+func fail(path string, line int, row int64, raw []byte, err error) connector.RecordError {
 	var se *connector.JSONSyntaxError
 	if errors.As(err, &se) {
 		err = fmt.Errorf("invalid JSON at column %d: %s", se.Offset+1, se.Msg)
@@ -237,6 +268,7 @@ func fail(path string, line int, raw []byte, err error) connector.RecordError {
 		Stage:     connector.StageSource,
 		Component: "jsonl",
 		Location:  path + ":" + strconv.Itoa(line),
+		RowID:     row,
 		Raw:       string(raw),
 		Err:       err,
 	}

@@ -128,7 +128,6 @@ type Writer struct {
 	gz   *gzip.Writer
 	// gzOpen is true while a gzip member is in progress.
 	gzOpen bool
-	out    io.Writer
 }
 
 // BufferSize is the size of the write buffer.
@@ -153,11 +152,9 @@ func Create(path string, appendTo bool, compression string) (*Writer, error) {
 		return nil, err
 	}
 	w := &Writer{Path: path, f: f, buf: bufio.NewWriterSize(f, BufferSize)}
-	w.out = w.buf
 	if IsGzip(path, compression) {
 		w.gz = gzip.NewWriter(w.buf)
 		w.gzOpen = true
-		w.out = w.gz
 	}
 	return w, nil
 }
@@ -171,13 +168,26 @@ func (w *Writer) Size() (int64, error) {
 	return st.Size(), nil
 }
 
+// directWrite is the size from which an uncompressed write skips the
+// buffer: a whole encoded page goes to the file in one call, uncopied.
+const directWrite = 64 << 10
+
 // Write writes p.
 func (w *Writer) Write(p []byte) (int, error) {
-	if w.gz != nil && !w.gzOpen {
-		w.gz.Reset(w.buf)
-		w.gzOpen = true
+	if w.gz != nil {
+		if !w.gzOpen {
+			w.gz.Reset(w.buf)
+			w.gzOpen = true
+		}
+		return w.gz.Write(p)
 	}
-	return w.out.Write(p)
+	if len(p) >= directWrite {
+		if err := w.buf.Flush(); err != nil {
+			return 0, err
+		}
+		return w.f.Write(p)
+	}
+	return w.buf.Write(p)
 }
 
 // Flush finishes the current gzip member, writes out the buffer and fsyncs
