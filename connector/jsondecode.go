@@ -60,6 +60,15 @@ type JSONParser struct {
 	p jsonParser
 }
 
+// Reset lets the parser reuse all the memory it has handed out: every
+// record, value and unescaped string it returned so far becomes invalid.
+// Decoders call it when the engine released the page those came from.
+func (jp *JSONParser) Reset() {
+	p := &jp.p
+	p.fslab, p.vslab, p.arena, p.lastKeys = nil, nil, nil, nil
+	p.fnext, p.vnext, p.anext = 0, 0, 0
+}
+
 // Parse parses one document.
 func (jp *JSONParser) Parse(data []byte) (Value, error) {
 	jp.p.mode = strArena
@@ -114,6 +123,56 @@ type jsonParser struct {
 	// Keys of the previous top-level object: when the next one has the same
 	// keys in the same order, they are known to be unique.
 	lastKeys []Field
+
+	// Every slab and arena ever allocated, reused in order after Reset.
+	fpool               [][]Field
+	vpool               [][]Value
+	apool               [][]byte
+	fnext, vnext, anext int
+}
+
+// nextFields returns an empty field slab with room for n, reusing one from
+// before the last Reset when it is big enough.
+func (p *jsonParser) nextFields(n int) []Field {
+	for p.fnext < len(p.fpool) {
+		s := p.fpool[p.fnext]
+		p.fnext++
+		if cap(s) >= n {
+			return s[:0]
+		}
+	}
+	s := make([]Field, 0, n)
+	p.fpool = append(p.fpool, s)
+	p.fnext = len(p.fpool)
+	return s
+}
+
+func (p *jsonParser) nextValues(n int) []Value {
+	for p.vnext < len(p.vpool) {
+		s := p.vpool[p.vnext]
+		p.vnext++
+		if cap(s) >= n {
+			return s[:0]
+		}
+	}
+	s := make([]Value, 0, n)
+	p.vpool = append(p.vpool, s)
+	p.vnext = len(p.vpool)
+	return s
+}
+
+func (p *jsonParser) nextArena(n int) []byte {
+	for p.anext < len(p.apool) {
+		s := p.apool[p.anext]
+		p.anext++
+		if cap(s) >= n {
+			return s[:0]
+		}
+	}
+	s := make([]byte, 0, n)
+	p.apool = append(p.apool, s)
+	p.anext = len(p.apool)
+	return s
 }
 
 func (p *jsonParser) errf(format string, args ...any) error {
@@ -316,7 +375,7 @@ func (p *jsonParser) allocFields(n int) []Field {
 		return make([]Field, n)
 	}
 	if cap(p.fslab)-len(p.fslab) < n {
-		p.fslab = make([]Field, 0, max(n, 1024))
+		p.fslab = p.nextFields(max(n, 1024))
 	}
 	l := len(p.fslab)
 	p.fslab = p.fslab[:l+n]
@@ -328,7 +387,7 @@ func (p *jsonParser) allocValues(n int) []Value {
 		return make([]Value, n)
 	}
 	if cap(p.vslab)-len(p.vslab) < n {
-		p.vslab = make([]Value, 0, max(n, 256))
+		p.vslab = p.nextValues(max(n, 256))
 	}
 	l := len(p.vslab)
 	p.vslab = p.vslab[:l+n]
@@ -516,7 +575,7 @@ func (p *jsonParser) strSlow(start, end int) (string, error) {
 		buf = p.data[start:start]
 	case strArena:
 		if cap(p.arena)-len(p.arena) < len(p.data)-start {
-			p.arena = make([]byte, 0, max(len(p.data)-start, 64<<10))
+			p.arena = p.nextArena(max(len(p.data)-start, 64<<10))
 		}
 		buf = p.arena[len(p.arena):len(p.arena)]
 	}

@@ -8,6 +8,7 @@ import (
 	"math/bits"
 	"strconv"
 	"strings"
+	"sync"
 	"unsafe"
 
 	"github.com/faucet-hq/faucet/connector"
@@ -176,24 +177,57 @@ type decoder struct {
 	repKey       string
 }
 
-// decode parses a chunk into p. It runs on engine workers, concurrently
+// pageMem is the record storage of one page, reused through memPool once
+// the engine released the page.
+type pageMem struct {
+	slab    []connector.Field
+	recs    []connector.Record
+	lineOff []int32
+	rowOff  []int32
+	sp      []span
+}
+
+var memPool sync.Pool
+
+func getPageMem(records, width int) *pageMem {
+	m, _ := memPool.Get().(*pageMem)
+	if m == nil {
+		m = &pageMem{}
+	}
+	if cap(m.slab) < records*width {
+		m.slab = make([]connector.Field, 0, records*width)
+	}
+	if cap(m.recs) < records {
+		m.recs = make([]connector.Record, 0, records)
+		m.lineOff = make([]int32, 0, records)
+		m.rowOff = make([]int32, 0, records)
+	}
+	return m
+}
+
+func (m *pageMem) put() {
+	if m != nil {
+		memPool.Put(m)
+	}
+}
+
+// decode parses a chunk into p and returns the storage it used, to be put
+// back when the page is released. It runs on engine workers, concurrently
 // with other pages, and touches only its chunk and page.
-func (d *decoder) decode(p *connector.Page, fi *fileInfo, ch chunk) {
+func (d *decoder) decode(p *connector.Page, fi *fileInfo, ch chunk) *pageMem {
 	b := ch.data
 	line := ch.firstLine
 	row := ch.firstRow - 1 // position of the current row in the input
 	width := max(fi.want, 1)
-	// Fields come from slabs of at most ~32 KiB (small-object allocations,
-	// so pages do not churn large spans; measured no slower than one slab
-	// per page).
-	slabCap := max(slabBytes/fieldSize, width)
-	slab := make([]connector.Field, 0, min(ch.records*width, slabCap))
-	recs := make([]connector.Record, 0, ch.records)
+	mem := getPageMem(ch.records, width)
+	slabCap := max(slabBytes/fieldSize, width) // for rows wider than the header
+	slab := mem.slab[:0]
+	recs := mem.recs[:0]
 	// Where each record came from, relative to the chunk, for Page.Locate
 	// (used only when a transform fails on a record).
-	lineOff := make([]int32, 0, ch.records)
-	rowOff := make([]int32, 0, ch.records)
-	sp := make([]span, 0, width+4)
+	lineOff := mem.lineOff[:0]
+	rowOff := mem.rowOff[:0]
+	sp := mem.sp[:0]
 	var best connector.Value
 	haveBest := false
 	for i := 0; i < len(b); {
@@ -252,6 +286,7 @@ func (d *decoder) decode(p *connector.Page, fi *fileInfo, ch chunk) {
 		lineOff = append(lineOff, int32(recLine-ch.firstLine))
 		rowOff = append(rowOff, int32(row-ch.firstRow))
 	}
+	mem.recs, mem.lineOff, mem.rowOff, mem.sp = recs, lineOff, rowOff, sp
 	p.Records = recs
 	p.Locate = func(i int) (string, int64) {
 		if i < 0 || i >= len(lineOff) {
@@ -263,6 +298,7 @@ func (d *decoder) decode(p *connector.Page, fi *fileInfo, ch chunk) {
 		bm := connector.String(strings.Clone(best.AsString()))
 		p.Bookmark = &bm
 	}
+	return mem
 }
 
 func (d *decoder) fail(fi *fileInfo, line int, row int64, raw []byte, err error) connector.RecordError {

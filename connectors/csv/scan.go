@@ -12,7 +12,7 @@ import (
 
 // readSize is how much input one read asks for. Pages are cut from it at
 // record boundaries. (A variable so tests can force many refills.)
-var readSize = 1 << 20
+var readSize = fileio.ReadSize
 
 // maxRecordBytes bounds one record (decoders keep int32 offsets).
 const maxRecordBytes = 1 << 30
@@ -24,11 +24,12 @@ const maxRecordBytes = 1 << 30
 // character. scanRecords (the reader) and parseRecord (the decoders) must
 // agree on it exactly, so that pages are cut where records end.
 
-// chunker cuts an input stream into chunks of whole records. Every chunk
-// lives in a buffer that is never reused, so decoders may keep views into it.
+// chunker cuts an input stream into chunks of whole records. Each chunk
+// holds a reference on the buffer it lives in (see readBuf).
 type chunker struct {
 	r      io.Reader
-	buf    []byte // buf[off:] is unconsumed input
+	cur    *fileio.Buffer // the buffer buf is in; the chunker holds one reference
+	buf    []byte         // buf[off:] is unconsumed input
 	off    int
 	eof    bool
 	err    error
@@ -45,6 +46,7 @@ func newChunker(r io.Reader, delim, quote byte) *chunker {
 
 // chunk is a run of whole records.
 type chunk struct {
+	buf       *fileio.Buffer // data lives here; release when done with the chunk
 	data      []byte
 	firstLine int
 	records   int // record terminators seen (blank lines included)
@@ -79,16 +81,27 @@ func (c *chunker) next(maxRecords int) (chunk, error) {
 	}
 }
 
+// release drops the chunk's reference on its buffer.
+func (ch chunk) release() { ch.buf.Release() }
+
+// close drops the chunker's own reference on its current buffer.
+func (c *chunker) close() {
+	c.cur.Release()
+	c.cur, c.buf, c.off = nil, nil, 0
+}
+
 func (c *chunker) take(end, n, rows int) chunk {
 	data := c.buf[c.off : c.off+end : c.off+end]
-	ch := chunk{data: data, firstLine: c.line, records: n, firstRow: c.rows + 1}
+	c.cur.Retain()
+	ch := chunk{buf: c.cur, data: data, firstLine: c.line, records: n, firstRow: c.rows + 1}
 	c.rows += int64(rows)
 	c.line += bytes.Count(data, []byte{'\n'})
 	c.off += end
 	return ch
 }
 
-// fill moves the unconsumed bytes into a fresh, larger buffer and reads more.
+// fill moves the unconsumed bytes into another buffer (from the pool, or
+// larger when a record does not fit) and reads more.
 func (c *chunker) fill() {
 	rest := c.buf[c.off:]
 	size := readSize
@@ -99,9 +112,12 @@ func (c *chunker) fill() {
 		c.eof, c.err = true, fmt.Errorf("a record at line %d is longer than %d bytes", c.line, maxRecordBytes)
 		return
 	}
-	nb := make([]byte, size)
+	rb := fileio.GetBuffer(size)
+	nb := rb.B[:size]
 	copy(nb, rest)
 	n, err := fileio.ReadFull(c.r, nb[len(rest):])
+	c.cur.Release()
+	c.cur = rb
 	c.buf, c.off = nb[:len(rest)+n], 0
 	if err != nil {
 		c.eof = true

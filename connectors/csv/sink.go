@@ -111,7 +111,8 @@ func (s *Sink) freeze(p *connector.Page) {
 		for _, f := range r.Fields {
 			if !seen[f.Key] {
 				seen[f.Key] = true
-				cols = append(cols, f.Key)
+				// Kept for the whole stream: copy it out of the page.
+				cols = append(cols, strings.Clone(f.Key))
 			}
 		}
 	}

@@ -140,11 +140,14 @@ func (s *Source) firstRow(path string, ch *chunker, consume bool) ([]string, boo
 		}
 		sp, _, _, ok := parseRecord(c.data, 0, nil, s.dec.delim, s.dec.quote)
 		if !ok {
+			c.release()
 			return nil, false, fmt.Errorf("%s:%d: csv: %w", path, c.firstLine, errUnterminated)
 		}
 		if isBlank(sp) {
+			c.release()
 			continue
 		}
+		defer c.release() // the row's strings are cloned below
 		if consume {
 			ch.rows = 0 // data rows are counted from after the header
 		} else {
@@ -232,6 +235,7 @@ func (s *Source) Next(ctx context.Context) (*connector.Page, error) {
 		}
 		c, err := s.cur.ch.next(s.cfg.BatchSize)
 		if err == io.EOF {
+			s.cur.ch.close()
 			s.rowBase += s.cur.ch.rows
 			cerr := s.cur.r.Close()
 			s.cur = nil
@@ -245,10 +249,19 @@ func (s *Source) Next(ctx context.Context) (*connector.Page, error) {
 		}
 		c.firstRow += s.rowBase
 		fi, dec := s.cur.info, &s.dec
-		return &connector.Page{Decode: func(p *connector.Page) error {
-			dec.decode(p, fi, c)
-			return nil
-		}}, nil
+		var mem *pageMem
+		return &connector.Page{
+			Decode: func(p *connector.Page) error {
+				mem = dec.decode(p, fi, c)
+				return nil
+			},
+			// The engine is done with the page: its chunk's buffer and its
+			// record storage can be reused.
+			Release: func() {
+				c.release()
+				mem.put()
+			},
+		}, nil
 	}
 }
 
@@ -257,6 +270,7 @@ func (s *Source) Close() error {
 	if s.cur == nil {
 		return nil
 	}
+	s.cur.ch.close()
 	err := s.cur.r.Close()
 	s.cur = nil
 	return err

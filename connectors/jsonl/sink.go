@@ -48,7 +48,7 @@ func newKeyCache(r connector.Record) *keyCache {
 	for i, f := range r.Fields {
 		// Not cloned: the very same string in later records compares
 		// equal by pointer, without reading the bytes.
-		kc.keys[i] = f.Key
+		kc.keys[i] = strings.Clone(f.Key) // outlives the page
 		kc.quoted[i] = append(appendString(nil, f.Key), ':')
 	}
 	return kc

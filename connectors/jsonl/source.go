@@ -8,6 +8,7 @@ import (
 	"io"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/faucet-hq/faucet/connector"
 	"github.com/faucet-hq/faucet/connectors/internal/fileio"
@@ -38,16 +39,17 @@ var readSize = 1 << 20
 // Source reads JSON Lines in ~1 MiB chunks of whole lines; each page's
 // Decode parses its lines on an engine worker.
 type Source struct {
-	cfg   SourceConfig
-	files []string
-	next  int
-	cur   *fileio.Reader
-	path  string
-	buf   []byte // buf[off:] is unconsumed
-	off   int
-	eof   bool
-	line  int
-	rows  int64 // non-blank lines handed out so far, over all files
+	cfg    SourceConfig
+	files  []string
+	next   int
+	cur    *fileio.Reader
+	path   string
+	buf    []byte         // buf[off:] is unconsumed
+	bufRef *fileio.Buffer // the pooled buffer buf is in; one reference is ours
+	off    int
+	eof    bool
+	line   int
+	rows   int64 // non-blank lines handed out so far, over all files
 	// bomDone is set once a byte-order mark at the file start was looked for.
 	bomDone bool
 	start   *connector.Value
@@ -107,6 +109,8 @@ func (s *Source) Next(ctx context.Context) (*connector.Page, error) {
 		if err == io.EOF {
 			cerr := s.cur.Close()
 			s.cur = nil
+			s.bufRef.Release()
+			s.bufRef, s.buf, s.off = nil, nil, 0
 			if cerr != nil {
 				return nil, fmt.Errorf("jsonl: %w", cerr)
 			}
@@ -115,16 +119,27 @@ func (s *Source) Next(ctx context.Context) (*connector.Page, error) {
 		if err != nil {
 			return nil, fmt.Errorf("jsonl: read %s: %w", s.path, err)
 		}
-		path := s.path
-		return &connector.Page{Decode: func(p *connector.Page) error {
-			s.decode(p, path, data, first, firstRow)
-			return nil
-		}}, nil
+		path, ref := s.path, s.bufRef
+		var mem *pageMem
+		return &connector.Page{
+			Decode: func(p *connector.Page) error {
+				mem = getPageMem()
+				s.decode(p, mem, path, data, first, firstRow)
+				return nil
+			},
+			// The engine is done with the page: reuse its buffer and the
+			// parser's memory.
+			Release: func() {
+				ref.Release()
+				mem.put()
+			},
+		}, nil
 	}
 }
 
 // chunk cuts up to batch_size whole lines from the buffer, reading more
-// (into a fresh buffer, never reused) when no whole line is left.
+// (into another pooled buffer, see fileio.Buffer) when no whole line is
+// left. The chunk holds a reference on s.bufRef, dropped by Page.Release.
 func (s *Source) chunk() ([]byte, int, int64, error) {
 	for {
 		rest := s.buf[s.off:]
@@ -153,6 +168,7 @@ func (s *Source) chunk() ([]byte, int, int64, error) {
 			s.line += lines
 			s.rows += int64(rows)
 			s.off += end
+			s.bufRef.Retain() // released with the page
 			return data, first, firstRow, nil
 		}
 		if s.eof {
@@ -162,9 +178,12 @@ func (s *Source) chunk() ([]byte, int, int64, error) {
 		for size < 2*len(rest) {
 			size *= 2
 		}
-		nb := make([]byte, size)
+		rb := fileio.GetBuffer(size)
+		nb := rb.B[:size]
 		copy(nb, rest)
 		n, err := fileio.ReadFull(s.cur, nb[len(rest):])
+		s.bufRef.Release()
+		s.bufRef = rb
 		s.buf, s.off = nb[:len(rest)+n], 0
 		if err != nil {
 			if err != io.EOF {
@@ -184,14 +203,14 @@ func (s *Source) chunk() ([]byte, int, int64, error) {
 }
 
 // decode parses the lines of one chunk; it runs on an engine worker.
-func (s *Source) decode(p *connector.Page, path string, data []byte, line int, firstRow int64) {
+func (s *Source) decode(p *connector.Page, mem *pageMem, path string, data []byte, line int, firstRow int64) {
 	row, first := firstRow-1, line
-	var jp connector.JSONParser
-	n := bytes.Count(data, []byte{'\n'}) + 1
-	recs := make([]connector.Record, 0, n)
+	jp := &mem.jp
+	recs := mem.recs[:0]
 	// Where each record came from, relative to the chunk, for Page.Locate.
-	lineOff := make([]int32, 0, n)
-	rowOff := make([]int32, 0, n)
+	lineOff := mem.lineOff[:0]
+	rowOff := mem.rowOff[:0]
+	defer func() { mem.recs, mem.lineOff, mem.rowOff = recs, lineOff, rowOff }()
 	var best connector.Value
 	haveBest := false
 	for len(data) > 0 {
@@ -281,6 +300,8 @@ func (s *Source) Close() error {
 	}
 	err := s.cur.Close()
 	s.cur = nil
+	s.bufRef.Release()
+	s.bufRef, s.buf, s.off = nil, nil, 0
 	return err
 }
 
@@ -296,3 +317,28 @@ var (
 	_ connector.Source         = (*Source)(nil)
 	_ connector.BookmarkMerger = (*Source)(nil)
 )
+
+// pageMem is the record storage of one page, reused through memPool once
+// the engine released the page.
+type pageMem struct {
+	jp      connector.JSONParser
+	recs    []connector.Record
+	lineOff []int32
+	rowOff  []int32
+}
+
+var memPool sync.Pool
+
+func getPageMem() *pageMem {
+	if m, ok := memPool.Get().(*pageMem); ok {
+		m.jp.Reset()
+		return m
+	}
+	return &pageMem{}
+}
+
+func (m *pageMem) put() {
+	if m != nil {
+		memPool.Put(m)
+	}
+}

@@ -202,7 +202,7 @@ func (s *Sink) layout(recs []connector.Record) {
 		for _, f := range r.Fields {
 			if !seen[f.Key] {
 				seen[f.Key] = true
-				s.cols = append(s.cols, f.Key)
+				s.cols = append(s.cols, strings.Clone(f.Key)) // outlives the page
 			}
 		}
 	}

@@ -42,7 +42,7 @@ type stages struct {
 }
 
 func startStages(ctx context.Context, row Row, encoder connector.PageEncoder) *stages {
-	inflight := 3 * row.Workers
+	inflight := 2 * row.Workers
 	s := &stages{
 		row:     row,
 		encoder: encoder,

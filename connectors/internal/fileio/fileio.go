@@ -131,7 +131,7 @@ type Writer struct {
 }
 
 // BufferSize is the size of the write buffer.
-const BufferSize = 1 << 20
+const BufferSize = 256 << 10
 
 // Create opens path for writing (parent directories are created), appending
 // or truncating.
