@@ -68,4 +68,9 @@ if ! port_open 4222; then
 	wait_port nats 4222 || status=1
 fi
 
+# Headless Chromium for the web console tests.
+if ! have chromium; then
+	apt_install chromium || status=1
+fi
+
 exit $status
