@@ -131,47 +131,19 @@ type jsonParser struct {
 	fnext, vnext, anext int
 }
 
-// nextFields returns an empty field slab with room for n, reusing one from
-// before the last Reset when it is big enough.
-func (p *jsonParser) nextFields(n int) []Field {
-	for p.fnext < len(p.fpool) {
-		s := p.fpool[p.fnext]
-		p.fnext++
+// nextSlab returns an empty slab with room for n from pool, reusing one
+// handed out before the last Reset when it is big enough; *next walks pool.
+func nextSlab[T any](pool *[][]T, next *int, n int) []T {
+	for *next < len(*pool) {
+		s := (*pool)[*next]
+		*next++
 		if cap(s) >= n {
 			return s[:0]
 		}
 	}
-	s := make([]Field, 0, n)
-	p.fpool = append(p.fpool, s)
-	p.fnext = len(p.fpool)
-	return s
-}
-
-func (p *jsonParser) nextValues(n int) []Value {
-	for p.vnext < len(p.vpool) {
-		s := p.vpool[p.vnext]
-		p.vnext++
-		if cap(s) >= n {
-			return s[:0]
-		}
-	}
-	s := make([]Value, 0, n)
-	p.vpool = append(p.vpool, s)
-	p.vnext = len(p.vpool)
-	return s
-}
-
-func (p *jsonParser) nextArena(n int) []byte {
-	for p.anext < len(p.apool) {
-		s := p.apool[p.anext]
-		p.anext++
-		if cap(s) >= n {
-			return s[:0]
-		}
-	}
-	s := make([]byte, 0, n)
-	p.apool = append(p.apool, s)
-	p.anext = len(p.apool)
+	s := make([]T, 0, n)
+	*pool = append(*pool, s)
+	*next = len(*pool)
 	return s
 }
 
@@ -375,7 +347,7 @@ func (p *jsonParser) allocFields(n int) []Field {
 		return make([]Field, n)
 	}
 	if cap(p.fslab)-len(p.fslab) < n {
-		p.fslab = p.nextFields(max(n, 1024))
+		p.fslab = nextSlab(&p.fpool, &p.fnext, max(n, 1024))
 	}
 	l := len(p.fslab)
 	p.fslab = p.fslab[:l+n]
@@ -387,7 +359,7 @@ func (p *jsonParser) allocValues(n int) []Value {
 		return make([]Value, n)
 	}
 	if cap(p.vslab)-len(p.vslab) < n {
-		p.vslab = p.nextValues(max(n, 256))
+		p.vslab = nextSlab(&p.vpool, &p.vnext, max(n, 256))
 	}
 	l := len(p.vslab)
 	p.vslab = p.vslab[:l+n]
@@ -575,7 +547,7 @@ func (p *jsonParser) strSlow(start, end int) (string, error) {
 		buf = p.data[start:start]
 	case strArena:
 		if cap(p.arena)-len(p.arena) < len(p.data)-start {
-			p.arena = p.nextArena(max(len(p.data)-start, 64<<10))
+			p.arena = nextSlab(&p.apool, &p.anext, max(len(p.data)-start, 64<<10))
 		}
 		buf = p.arena[len(p.arena):len(p.arena)]
 	}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/url"
 	"os"
 	"testing"
 
@@ -94,6 +95,18 @@ func WritePages(ctx context.Context, snk connector.Sink, pages ...*connector.Pag
 	return snk.Close()
 }
 
+// WritePagesOpen writes pages to an already opened sink, as the engine
+// does (through EncodePage and WriteEncoded for a PageEncoder), without
+// flushing or closing it.
+func WritePagesOpen(ctx context.Context, snk connector.Sink, pages ...*connector.Page) error {
+	for _, p := range pages {
+		if err := writePage(ctx, snk, p); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 func writePage(ctx context.Context, snk connector.Sink, p *connector.Page) error {
 	if enc, ok := snk.(connector.PageEncoder); ok {
 		data, err := enc.EncodePage(p, nil)
@@ -125,4 +138,16 @@ func ServiceURL(t testing.TB, env, def string, probe func(ctx context.Context, u
 		}
 	}
 	return url
+}
+
+// Redact hides the password of a URL (for test messages).
+func Redact(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil || u.User == nil {
+		return raw
+	}
+	if _, ok := u.User.Password(); ok {
+		u.User = url.UserPassword(u.User.Username(), "xxxxx")
+	}
+	return u.String()
 }

@@ -270,23 +270,6 @@ func TestEncodePageConcurrent(t *testing.T) {
 	wg.Wait()
 }
 
-func TestAppendStringMatchesSDK(t *testing.T) {
-	for _, s := range []string{"", "plain", "exactly8", "a\"b", "back\\slash", "tab\there", "\x00\x1f\x7f", "héllo wörld", "\xff\xfe bad", "line\u2028sep\u2029", "0123456789abcdef\n", strings.Repeat("x", 100) + "\"" + strings.Repeat("é", 9)} {
-		if got, want := appendString(nil, s), connector.AppendJSONString(nil, s); !bytes.Equal(got, want) {
-			t.Errorf("appendString(%q) = %s, want %s", s, got, want)
-		}
-	}
-}
-
-func FuzzAppendString(f *testing.F) {
-	f.Add("a\"b\\c\u2028\xff")
-	f.Fuzz(func(t *testing.T, s string) {
-		if got, want := appendString(nil, s), connector.AppendJSONString(nil, s); !bytes.Equal(got, want) {
-			t.Fatalf("appendString(%q) = %s, want %s", s, got, want)
-		}
-	})
-}
-
 func TestAppendRecordMatchesSDK(t *testing.T) {
 	for _, doc := range []string{`{}`, `{"a":1,"b":-2.5e-9,"c":1e21,"d":[{"x":"y"}],"e":{"f":null},"g":false,"h":"\u2029"}`} {
 		v, _ := connector.ParseJSON([]byte(doc))

@@ -49,7 +49,7 @@ func newKeyCache(r connector.Record) *keyCache {
 		// Not cloned: the very same string in later records compares
 		// equal by pointer, without reading the bytes.
 		kc.keys[i] = strings.Clone(f.Key) // outlives the page
-		kc.quoted[i] = append(appendString(nil, f.Key), ':')
+		kc.quoted[i] = append(connector.AppendJSONString(nil, f.Key), ':')
 	}
 	return kc
 }
@@ -98,11 +98,11 @@ func appendRecord(dst []byte, fields []connector.Field, kc *keyCache) []byte {
 		if i < len(kc.keys) && kc.keys[i] == f.Key {
 			dst = append(dst, kc.quoted[i]...)
 		} else {
-			dst = appendString(dst, f.Key)
+			dst = connector.AppendJSONString(dst, f.Key)
 			dst = append(dst, ':')
 		}
 		if f.Value.Kind() == connector.KindString { // the common case, without copying the Value
-			dst = appendString(dst, f.Value.AsString())
+			dst = connector.AppendJSONString(dst, f.Value.AsString())
 		} else {
 			dst = appendValue(dst, f.Value)
 		}
@@ -113,7 +113,7 @@ func appendRecord(dst []byte, fields []connector.Field, kc *keyCache) []byte {
 func appendValue(dst []byte, v connector.Value) []byte {
 	switch v.Kind() {
 	case connector.KindString:
-		return appendString(dst, v.AsString())
+		return connector.AppendJSONString(dst, v.AsString())
 	case connector.KindInt:
 		return strconv.AppendInt(dst, v.AsInt(), 10)
 	case connector.KindFloat:

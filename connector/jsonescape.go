@@ -1,4 +1,4 @@
-package jsonl
+package connector
 
 import (
 	"encoding/binary"
@@ -10,7 +10,6 @@ import (
 const (
 	ones = 0x0101010101010101
 	lo7  = 0x7F7F7F7F7F7F7F7F
-	msb  = 0x8080808080808080
 )
 
 // eqMask has the high bit set in exactly the bytes of x equal to c (in all
@@ -30,11 +29,12 @@ func specialMask(x uint64) uint64 {
 
 const hexDigits = "0123456789abcdef"
 
-// appendString appends s as a JSON string, byte for byte what
-// connector.AppendJSONString writes (invalid UTF-8 becomes U+FFFD, U+2028
-// and U+2029 are escaped), looking at eight bytes at a time and copying the
-// plain runs between special bytes in one go.
-func appendString(dst []byte, s string) []byte {
+// AppendJSONString appends s as a quoted JSON string. Invalid UTF-8 is
+// replaced by U+FFFD; U+2028 and U+2029 are escaped for JavaScript safety.
+// It looks at eight bytes at a time and copies the plain runs between
+// special bytes in one go (jsonescape_test.go checks it against a plain
+// byte-at-a-time reference).
+func AppendJSONString(dst []byte, s string) []byte {
 	dst = append(dst, '"')
 	if len(s) == 0 {
 		return append(dst, '"')
