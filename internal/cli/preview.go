@@ -7,6 +7,7 @@ import (
 
 	"github.com/faucet-hq/faucet/connector"
 	"github.com/faucet-hq/faucet/internal/engine"
+	"github.com/faucet-hq/faucet/internal/pipeline"
 )
 
 func init() { addVerb(newPreviewCmd) }
@@ -54,9 +55,8 @@ it has enough records.`,
 					return fmt.Errorf("no matrix row %q", rowID)
 				}
 			}
-			row, err := buildRow(doc, inv, buildOptions{limit: limit})
+			row, err := pipeline.Build(doc, inv, pipeline.Options{Registry: registry(), Limit: limit})
 			if err != nil {
-				closeRow(row)
 				return err
 			}
 			// A preview shows what the source holds, from the start: no

@@ -13,6 +13,7 @@ import (
 
 	"github.com/faucet-hq/faucet/internal/config"
 	"github.com/faucet-hq/faucet/internal/engine"
+	"github.com/faucet-hq/faucet/internal/pipeline"
 )
 
 func init() { addVerb(newRunCmd) }
@@ -76,7 +77,7 @@ func (app *App) run(ctx context.Context, args []string, f *runFlags) error {
 	ctx, sig := withSignals(ctx)
 	defer sig.stop()
 
-	opts := buildOptions{dryRun: f.dryRun, limit: f.limit, statePath: f.statePath}
+	opts := pipeline.Options{Registry: registry(), DryRun: f.dryRun, Limit: f.limit, StatePath: f.statePath}
 	rep := newReport(doc.PipelineName(), invs)
 	prog := app.startProgress(rep)
 	nodes := make([]engine.Node, len(invs))
@@ -105,10 +106,9 @@ func (app *App) run(ctx context.Context, args []string, f *runFlags) error {
 	return nil
 }
 
-func (app *App) runRow(ctx context.Context, doc *config.Document, inv config.Invocation, opts buildOptions, rr *rowReport) error {
-	row, err := buildRow(doc, inv, opts)
+func (app *App) runRow(ctx context.Context, doc *config.Document, inv config.Invocation, opts pipeline.Options, rr *rowReport) error {
+	row, err := pipeline.Build(doc, inv, opts)
 	if err != nil {
-		closeRow(row)
 		return err
 	}
 	if row.State != nil {

@@ -11,8 +11,8 @@ import (
 	"github.com/faucet-hq/faucet/internal/config"
 	"github.com/faucet-hq/faucet/internal/engine"
 	"github.com/faucet-hq/faucet/internal/history"
+	"github.com/faucet-hq/faucet/internal/pipeline"
 	"github.com/faucet-hq/faucet/internal/redact"
-	"github.com/faucet-hq/faucet/internal/state"
 )
 
 // execPipeline expands the document at the run clock and runs its rows as
@@ -66,13 +66,10 @@ func (s *Server) execPipeline(ctx context.Context, j *job, logger *slog.Logger) 
 	return recs, nil
 }
 
-// runRow builds one invocation's components and runs it. The construction
-// mirrors internal/cli/build.go's buildRow (without dry-run, limit and
-// --state-path, which serve has no use for).
+// runRow builds one invocation's components and runs it.
 func (s *Server) runRow(ctx context.Context, doc *config.Document, inv config.Invocation, logger *slog.Logger) (engine.Result, error) {
-	row, err := s.buildRow(doc, inv)
+	row, err := pipeline.Build(doc, inv, pipeline.Options{Registry: s.cfg.Registry})
 	if err != nil {
-		closeRow(row)
 		return engine.Result{}, err
 	}
 	if row.State != nil {
@@ -81,70 +78,4 @@ func (s *Server) runRow(ctx context.Context, doc *config.Document, inv config.In
 	row.Logger = logger
 	row.Stdout = io.Discard
 	return engine.Run(ctx, row)
-}
-
-func (s *Server) buildRow(doc *config.Document, inv config.Invocation) (engine.Row, error) {
-	reg := s.cfg.Registry
-	row := engine.Row{Pipeline: doc.PipelineName(), ID: inv.ID, StateKey: inv.StateKey,
-		SourceType: inv.Source.Type, SinkType: inv.Sink.Type}
-	src, err := reg.Source(inv.Source.Type)
-	if err != nil {
-		return row, err
-	}
-	if row.Source, err = src.New(inv.Source.Config); err != nil {
-		return row, err
-	}
-	for _, t := range inv.Transforms {
-		spec, err := reg.Transform(t.Type)
-		if err != nil {
-			return row, err
-		}
-		tr, err := spec.New(t.Config)
-		if err != nil {
-			return row, err
-		}
-		row.Transforms = append(row.Transforms, engine.Step{Name: t.Type, Transform: tr})
-	}
-	sink, err := reg.Sink(inv.Sink.Type)
-	if err != nil {
-		return row, err
-	}
-	if row.Sink, err = sink.New(inv.Sink.Config); err != nil {
-		return row, err
-	}
-	if inv.DLQ != nil {
-		spec, err := reg.Sink(inv.DLQ.Sink.Type)
-		if err != nil {
-			return row, err
-		}
-		d, err := spec.New(inv.DLQ.Sink.Config)
-		if err != nil {
-			return row, err
-		}
-		row.DLQ = &engine.DLQ{Sink: d, Type: inv.DLQ.Sink.Type, MaxTotal: inv.DLQ.MaxFailuresTotal}
-	}
-	if inv.State != nil {
-		if err := state.ValidateKey(inv.StateKey); err != nil {
-			return row, fmt.Errorf("row %s: %w", inv.ID, err)
-		}
-		if row.State, err = state.Open(inv.State.Type, inv.State.Config); err != nil {
-			return row, err
-		}
-	}
-	return row, nil
-}
-
-func closeRow(row engine.Row) {
-	if row.Source != nil {
-		_ = row.Source.Close()
-	}
-	if row.Sink != nil {
-		_ = row.Sink.Close()
-	}
-	if row.DLQ != nil && row.DLQ.Sink != nil {
-		_ = row.DLQ.Sink.Close()
-	}
-	if row.State != nil {
-		_ = row.State.Close()
-	}
 }

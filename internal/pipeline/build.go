@@ -1,4 +1,9 @@
-package cli
+// Package pipeline turns an expanded pipeline row (config.Invocation) into
+// a runnable engine.Row: it looks up and constructs the source, transforms,
+// sink, dead-letter sink and state store. `faucet run`, `faucet preview`
+// and `faucet serve` all build their rows here. Nothing is opened: that
+// happens in engine.Run, source first.
+package pipeline
 
 import (
 	"fmt"
@@ -9,25 +14,40 @@ import (
 	"github.com/faucet-hq/faucet/internal/state"
 )
 
-// buildOptions adjust how an invocation is turned into an engine row.
-type buildOptions struct {
-	dryRun    bool   // count instead of writing; never save state
-	limit     int64  // stop after N records; never save state
-	statePath string // --state-path: file store directory override
+// Options adjust how an invocation becomes an engine row.
+type Options struct {
+	// Registry holds the connector and transform kinds (connector.Default
+	// when nil).
+	Registry *connector.Registry
+	// DryRun counts records instead of writing them; with it, or with
+	// Limit, state is read but never saved.
+	DryRun bool
+	Limit  int64
+	// StatePath replaces a file state store's directory, or enables a file
+	// store when the row has none (`faucet run --state-path`).
+	StatePath string
 }
 
-// buildRow constructs the components of one invocation. Nothing is opened
-// yet: that happens in engine.Run, source first.
-func buildRow(doc *config.Document, inv config.Invocation, opts buildOptions) (engine.Row, error) {
-	reg := registry()
-	row := engine.Row{
+// Build constructs the components of one invocation. On error, the
+// components already built are closed.
+func Build(doc *config.Document, inv config.Invocation, opts Options) (row engine.Row, err error) {
+	reg := opts.Registry
+	if reg == nil {
+		reg = connector.Default
+	}
+	row = engine.Row{
 		Pipeline:   doc.PipelineName(),
 		ID:         inv.ID,
 		StateKey:   inv.StateKey,
 		SourceType: inv.Source.Type,
 		SinkType:   inv.Sink.Type,
-		Limit:      opts.limit,
+		Limit:      opts.Limit,
 	}
+	defer func() {
+		if err != nil {
+			Close(row)
+		}
+	}()
 	srcSpec, err := reg.Source(inv.Source.Type)
 	if err != nil {
 		return row, err
@@ -46,7 +66,7 @@ func buildRow(doc *config.Document, inv config.Invocation, opts buildOptions) (e
 		}
 		row.Transforms = append(row.Transforms, engine.Step{Name: t.Type, Transform: tr})
 	}
-	if opts.dryRun {
+	if opts.DryRun {
 		row.Sink, row.SinkType = &engine.CountingSink{}, "dry-run("+inv.Sink.Type+")"
 	} else {
 		sinkSpec, err := reg.Sink(inv.Sink.Type)
@@ -57,7 +77,7 @@ func buildRow(doc *config.Document, inv config.Invocation, opts buildOptions) (e
 			return row, err
 		}
 	}
-	if inv.DLQ != nil && !opts.dryRun {
+	if inv.DLQ != nil && !opts.DryRun {
 		spec, err := reg.Sink(inv.DLQ.Sink.Type)
 		if err != nil {
 			return row, err
@@ -68,11 +88,11 @@ func buildRow(doc *config.Document, inv config.Invocation, opts buildOptions) (e
 		}
 		row.DLQ = &engine.DLQ{Sink: s, Type: inv.DLQ.Sink.Type, MaxTotal: inv.DLQ.MaxFailuresTotal}
 	}
-	st, err := openState(inv, opts.statePath)
+	st, err := openState(inv, opts.StatePath)
 	if err != nil {
 		return row, err
 	}
-	if st != nil && (opts.dryRun || opts.limit > 0) {
+	if st != nil && (opts.DryRun || opts.Limit > 0) {
 		st = state.ReadOnly(st)
 	}
 	row.State = st
@@ -95,17 +115,19 @@ func openState(inv config.Invocation, statePath string) (state.Store, error) {
 	return state.Open(inv.State.Type, inv.State.Config)
 }
 
-// closeRow releases what buildRow made when the row never ran.
-func closeRow(row engine.Row) {
+// Close releases what Build made, for a row that will not run (engine.Run
+// closes the source and sinks of a row it ran; the caller closes State).
+func Close(row engine.Row) {
 	if row.Source != nil {
 		_ = row.Source.Close()
 	}
 	if row.Sink != nil {
 		_ = row.Sink.Close()
 	}
+	if row.DLQ != nil && row.DLQ.Sink != nil {
+		_ = row.DLQ.Sink.Close()
+	}
 	if row.State != nil {
 		_ = row.State.Close()
 	}
 }
-
-var _ connector.Sink = (*engine.CountingSink)(nil)
