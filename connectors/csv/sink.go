@@ -2,11 +2,13 @@ package csv
 
 import (
 	"context"
+	"encoding/binary"
 	"fmt"
 	"log/slog"
 	"strings"
 	"sync"
 	"sync/atomic"
+	"unsafe"
 
 	"github.com/faucet-hq/faucet/connector"
 	"github.com/faucet-hq/faucet/connectors/internal/fileio"
@@ -218,15 +220,31 @@ func (s *Sink) needsQuote(b []byte) bool {
 	return false
 }
 
-func (s *Sink) appendText(dst []byte, str string) []byte {
-	formula := s.cfg.EscapeFormulas && str != "" && isFormulaStart(str[0])
-	quote := false
-	for i := 0; i < len(str); i++ {
-		if s.special[str[i]] {
-			quote = true
-			break
+// needsQuoting reports whether str holds a byte that forces quoting (the
+// delimiter, a quote, CR or LF), eight bytes at a time.
+func (s *Sink) needsQuoting(str string) bool {
+	i := 0
+	if len(str) >= 8 {
+		dd := ones * uint64(s.cfg.Delimiter)
+		b := unsafe.Slice(unsafe.StringData(str), len(str))
+		for ; i+8 <= len(b); i += 8 {
+			x := binary.LittleEndian.Uint64(b[i:])
+			if quoteMask(x, dd)|quoteMask(x, ones*'"')|quoteMask(x, ones*'\n')|quoteMask(x, ones*'\r') != 0 {
+				return true
+			}
 		}
 	}
+	for ; i < len(str); i++ {
+		if s.special[str[i]] {
+			return true
+		}
+	}
+	return false
+}
+
+func (s *Sink) appendText(dst []byte, str string) []byte {
+	formula := s.cfg.EscapeFormulas && str != "" && isFormulaStart(str[0])
+	quote := s.needsQuoting(str)
 	if !quote {
 		if formula {
 			dst = append(dst, '\'')
