@@ -236,10 +236,11 @@ func streamBounded(t *testing.T, f *Factory, newSrc func(*testing.T, connector.C
 				if got > 0 && connector.Compare(k, last) <= 0 {
 					t.Fatalf("record %d: key %v does not follow %v", got+1, k, last)
 				}
-				last = k
+				last = k.Detach() // the page's memory is recycled below
 			}
 			got++
 		}
+		p.Done() // as the engine does: the source may recycle the page
 		if pages%16 == 0 {
 			if h := heapNow(); h > peak {
 				peak = h

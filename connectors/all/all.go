@@ -9,4 +9,9 @@ import (
 	_ "github.com/faucet-hq/faucet/connectors/json"
 	_ "github.com/faucet-hq/faucet/connectors/jsonl"
 	_ "github.com/faucet-hq/faucet/connectors/stdout"
+
+	// Databases.
+	_ "github.com/faucet-hq/faucet/connectors/mysql"
+	_ "github.com/faucet-hq/faucet/connectors/postgres"
+	_ "github.com/faucet-hq/faucet/connectors/sqlite"
 )

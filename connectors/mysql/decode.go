@@ -1,0 +1,94 @@
+package mysql
+
+import (
+	"strconv"
+	"strings"
+
+	"github.com/faucet-hq/faucet/connector"
+	"github.com/faucet-hq/faucet/connectors/internal/sqlutil"
+)
+
+// colKind is how a result column's text is turned into a value.
+type colKind uint8
+
+const (
+	kindText colKind = iota
+	kindInt
+	kindUint
+	kindFloat
+	kindDecimal
+	kindDateTime // DATETIME: naive, RFC 3339 without offset
+	kindTimestamp
+	kindJSON
+	kindBinary
+	kindBit
+)
+
+func kindOf(typ string) colKind {
+	switch strings.ToUpper(typ) {
+	case "TINYINT", "SMALLINT", "MEDIUMINT", "INT", "INTEGER", "BIGINT", "YEAR":
+		return kindInt
+	case "UNSIGNED TINYINT", "UNSIGNED SMALLINT", "UNSIGNED MEDIUMINT", "UNSIGNED INT", "UNSIGNED BIGINT":
+		return kindUint
+	case "FLOAT", "DOUBLE", "REAL":
+		return kindFloat
+	case "DECIMAL", "NUMERIC":
+		return kindDecimal
+	case "DATETIME":
+		return kindDateTime
+	case "TIMESTAMP":
+		return kindTimestamp
+	case "JSON":
+		return kindJSON
+	case "BLOB", "TINYBLOB", "MEDIUMBLOB", "LONGBLOB", "BINARY", "VARBINARY", "GEOMETRY":
+		return kindBinary
+	case "BIT":
+		return kindBit
+	}
+	return kindText
+}
+
+// decode turns one text-protocol value into a faucet value.
+func decode(b []byte, k colKind) connector.Value {
+	if b == nil {
+		return connector.Null()
+	}
+	s := string(b)
+	switch k {
+	case kindInt:
+		if n, err := strconv.ParseInt(s, 10, 64); err == nil {
+			return connector.Int(n)
+		}
+	case kindUint:
+		if n, err := strconv.ParseInt(s, 10, 64); err == nil {
+			return connector.Int(n)
+		}
+		return connector.String(s) // above int64: exact text
+	case kindFloat:
+		if f, err := strconv.ParseFloat(s, 64); err == nil {
+			return connector.Float(f)
+		}
+	case kindDateTime, kindTimestamp:
+		if strings.HasPrefix(s, "0000-00-00") {
+			return connector.Null() // MySQL's zero date
+		}
+		s = strings.Replace(s, " ", "T", 1)
+		if k == kindTimestamp && len(s) > 10 {
+			s += "Z" // the session runs in UTC
+		}
+		return connector.String(s)
+	case kindJSON:
+		if v, err := connector.ParseJSON(b); err == nil {
+			return v
+		}
+	case kindBinary:
+		return sqlutil.Bytes(b)
+	case kindBit:
+		var n int64
+		for _, c := range b {
+			n = n<<8 | int64(c)
+		}
+		return connector.Int(n)
+	}
+	return connector.String(s)
+}

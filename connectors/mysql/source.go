@@ -1,0 +1,241 @@
+package mysql
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/faucet-hq/faucet/connector"
+	"github.com/faucet-hq/faucet/connectors/internal/sqlutil"
+)
+
+// SourceConfig is the `config:` of a mysql source.
+type SourceConfig struct {
+	ConnectionURL  connector.Secret `json:"connection_url" doc:"mysql://user:password@host:port/db (or a go-sql-driver DSN user:password@tcp(host:port)/db)."`
+	URL            connector.Secret `json:"url" doc:"Alias of connection_url."`
+	Query          string           `json:"query" doc:"SQL query to read; ? for params. Exclusive with table."`
+	Table          string           `json:"table" doc:"Table to read (all columns, or columns). Exclusive with query."`
+	Columns        []string         `json:"columns" doc:"Columns to read from table (default all)."`
+	Params         []any            `json:"params" doc:"Positional bind parameters of query."`
+	BatchSize      int              `json:"batch_size" default:"1000" doc:"Rows per page."`
+	ReplicationKey string           `json:"replication_key" doc:"Column ordering rows for incremental reads: rows are read in its order and only those above the saved bookmark (the last key read) are emitted."`
+	MaxConnections int              `json:"max_connections" doc:"Accepted for compatibility with faucet-cli 1.x; the source uses one connection."`
+}
+
+// Validate checks the rules the struct tags cannot express.
+func (c *SourceConfig) Validate() error {
+	raw, key, err := pickURL(c.ConnectionURL, c.URL)
+	if err != nil {
+		return err
+	}
+	if err := checkURL(key, raw); err != nil {
+		return err
+	}
+	if (strings.TrimSpace(c.Query) == "") == (strings.TrimSpace(c.Table) == "") {
+		return connector.ConfigErrorf("query", "give exactly one of query and table")
+	}
+	if len(c.Columns) > 0 && c.Table == "" {
+		return connector.ConfigErrorf("columns", "only applies with table")
+	}
+	if c.BatchSize < 1 || c.BatchSize > connector.MaxPageSize {
+		return connector.ConfigErrorf("batch_size", "must be between 1 and %d, got %d", connector.MaxPageSize, c.BatchSize)
+	}
+	_, err = sqlutil.ParamArgs(c.Params)
+	return err
+}
+
+// Source streams the rows of one query (the driver reads rows off the
+// socket as they are taken, so memory holds about one page).
+type Source struct {
+	cfg   SourceConfig
+	url   string
+	db    *sql.DB
+	rows  *sql.Rows
+	cols  []string
+	kinds []colKind
+	keyAt int
+	row   int64
+	done  bool
+}
+
+func newSource(c connector.Config) (connector.Source, error) {
+	s := &Source{keyAt: -1}
+	if err := c.Decode(&s.cfg); err != nil {
+		return nil, err
+	}
+	s.url, _, _ = pickURL(s.cfg.ConnectionURL, s.cfg.URL)
+	return s, nil
+}
+
+// DatasetURI names what the source reads, without credentials.
+func (s *Source) DatasetURI() string {
+	if s.cfg.Table != "" {
+		return sqlutil.RedactURL(s.url) + "?table=" + s.cfg.Table
+	}
+	return sqlutil.RedactURL(s.url) + "?query=" + s.cfg.Query
+}
+
+func (s *Source) what() string {
+	if s.cfg.Table != "" {
+		return "table " + quote(s.cfg.Table)
+	}
+	return fmt.Sprintf("query %q", s.cfg.Query)
+}
+
+func (s *Source) statement(start *connector.Value) (string, []any) {
+	args, _ := sqlutil.ParamArgs(s.cfg.Params)
+	var q string
+	if s.cfg.Table != "" {
+		cols := "*"
+		if len(s.cfg.Columns) > 0 {
+			qc := make([]string, len(s.cfg.Columns))
+			for i, c := range s.cfg.Columns {
+				qc[i] = quote(c)
+			}
+			cols = strings.Join(qc, ", ")
+		}
+		q = "SELECT " + cols + " FROM " + quote(s.cfg.Table)
+	} else {
+		q = strings.TrimRight(strings.TrimSpace(s.cfg.Query), ";")
+	}
+	if s.cfg.ReplicationKey == "" {
+		return q, args
+	}
+	key := quote(s.cfg.ReplicationKey)
+	q = "SELECT * FROM (" + q + ") AS _faucet_src"
+	if start != nil && !start.IsNull() {
+		q += " WHERE " + key + " > ?"
+		args = append(args, bookmarkArg(*start))
+	}
+	return q + " ORDER BY " + key, args
+}
+
+// bookmarkArg binds a saved key; RFC 3339 text goes back to MySQL's
+// DATETIME spelling so that it compares as a time.
+func bookmarkArg(v connector.Value) any {
+	if v.Kind() == connector.KindString {
+		s := v.AsString()
+		if len(s) > 10 && s[10] == 'T' {
+			return strings.TrimSuffix(strings.Replace(s, "T", " ", 1), "Z")
+		}
+		return s
+	}
+	return sqlutil.Arg(v, false)
+}
+
+// Open connects and runs the query, so a wrong password, an unknown
+// table or a bad query fails before anything is written.
+func (s *Source) Open(ctx context.Context, opts connector.SourceOptions) error {
+	db, err := open(s.url)
+	if err != nil {
+		return err
+	}
+	s.db = db
+	var start *connector.Value
+	if s.cfg.ReplicationKey != "" {
+		start = opts.StartBookmark
+	}
+	var isJSON map[string]bool
+	if s.cfg.Table != "" { // before the query: the one connection is busy afterwards
+		isJSON = mariaJSONColumns(ctx, db, s.cfg.Table)
+	}
+	q, args := s.statement(start)
+	rows, err := db.QueryContext(ctx, q, args...)
+	if err != nil {
+		s.Close()
+		return fmt.Errorf("mysql: %s: %s: %s", sqlutil.RedactURL(s.url), s.what(), redactErr(s.url, err))
+	}
+	s.rows = rows
+	cts, err := rows.ColumnTypes()
+	if err != nil {
+		s.Close()
+		return fmt.Errorf("mysql: %s: %w", s.what(), err)
+	}
+	s.cols = make([]string, len(cts))
+	s.kinds = make([]colKind, len(cts))
+	for i, ct := range cts {
+		s.cols[i] = ct.Name()
+		s.kinds[i] = kindOf(ct.DatabaseTypeName())
+		if isJSON[ct.Name()] {
+			s.kinds[i] = kindJSON
+		}
+		if ct.Name() == s.cfg.ReplicationKey {
+			s.keyAt = i
+		}
+	}
+	if s.cfg.ReplicationKey != "" && s.keyAt < 0 {
+		s.Close()
+		return connector.ConfigErrorf("replication_key", "%q is not a column of %s (columns: %s)", s.cfg.ReplicationKey, s.what(), strings.Join(s.cols, ", "))
+	}
+	return nil
+}
+
+// Next reads up to batch_size rows into a page.
+func (s *Source) Next(ctx context.Context) (*connector.Page, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if s.done || s.rows == nil {
+		return nil, io.EOF
+	}
+	n := len(s.cols)
+	raw := make([]sql.RawBytes, n)
+	ptrs := make([]any, n)
+	for i := range raw {
+		ptrs[i] = &raw[i]
+	}
+	recs := make([]connector.Record, 0, min(s.cfg.BatchSize, 4096))
+	fields := make([]connector.Field, 0, n*cap(recs))
+	for len(recs) < s.cfg.BatchSize {
+		if !s.rows.Next() {
+			s.done = true
+			if err := s.rows.Err(); err != nil {
+				return nil, fmt.Errorf("mysql: read %s after row %d: %s", s.what(), s.row, redactErr(s.url, err))
+			}
+			break
+		}
+		s.row++
+		if err := s.rows.Scan(ptrs...); err != nil {
+			return nil, fmt.Errorf("mysql: %s: row %d: %w", s.what(), s.row, err)
+		}
+		if len(fields)+n > cap(fields) {
+			fields = make([]connector.Field, 0, n*cap(recs))
+		}
+		start := len(fields)
+		for i, b := range raw {
+			fields = append(fields, connector.Field{Key: s.cols[i], Value: decode(b, s.kinds[i])})
+		}
+		recs = append(recs, connector.Record{Fields: fields[start:len(fields):len(fields)]})
+	}
+	if len(recs) == 0 {
+		return nil, io.EOF
+	}
+	p := &connector.Page{Records: recs}
+	if s.keyAt >= 0 {
+		b := recs[len(recs)-1].Fields[s.keyAt].Value
+		p.Bookmark = &b
+	}
+	return p, nil
+}
+
+// Close ends the query and the connection.
+func (s *Source) Close() error {
+	var err error
+	if s.rows != nil {
+		err = s.rows.Close()
+		s.rows = nil
+	}
+	if s.db != nil {
+		if cerr := s.db.Close(); err == nil {
+			err = cerr
+		}
+		s.db = nil
+	}
+	return err
+}
+
+// Page bookmarks are cumulative (rows come in key order), so the source
+// does not implement connector.BookmarkMerger.
+var _ connector.Source = (*Source)(nil)
