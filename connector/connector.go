@@ -84,6 +84,19 @@ type PageEncoder interface {
 	WriteEncoded(ctx context.Context, p *Page, data []byte) error
 }
 
+// Overwriter is implemented by sinks that can stage a whole run and swap
+// it in at the end (write_mode: overwrite). When Overwriting reports true
+// after Open, the engine saves no bookmark during the run, calls
+// CommitOverwrite once after the last page of a complete, uncancelled,
+// unlimited run was written and flushed (then saves the bookmark), and
+// AbortOverwrite in every other case, so readers see either the old or the
+// new contents, never a part.
+type Overwriter interface {
+	Overwriting() bool
+	CommitOverwrite(ctx context.Context) error
+	AbortOverwrite(ctx context.Context) error
+}
+
 // Transform changes records one at a time. Apply edits r in place and
 // returns keep=false to drop it. It must be safe for concurrent use: pages
 // are transformed on several goroutines at once.

@@ -142,6 +142,10 @@ func (s *Sink) CommitOverwrite(ctx context.Context) error {
 	return nil
 }
 
+// Overwriting reports whether this run writes into a staging table that
+// CommitOverwrite swaps in (write_mode: overwrite); see connector.Overwriter.
+func (s *Sink) Overwriting() bool { return s.cfg.WriteMode == sqlutil.Overwrite }
+
 // AbortOverwrite drops the staging table, leaving the target untouched.
 func (s *Sink) AbortOverwrite(ctx context.Context) error {
 	if !s.staging {

@@ -26,6 +26,15 @@
 // stream and on cancellation; bookmarks in between are folded into the
 // pending one. A sink error never advances the bookmark.
 //
+// # Overwrite
+//
+// A sink that stages the whole run for one swap (connector.Overwriter,
+// write_mode: overwrite) gets no bookmark saved while its rows sit in
+// staging. After the last page of a complete run it is flushed, then
+// CommitOverwrite swaps the contents in, then the bookmark is saved. A
+// failed, cancelled or --limit run calls AbortOverwrite instead: the
+// destination keeps its previous contents and the bookmark does not move.
+//
 // # Failures
 //
 // A record that cannot be decoded or transformed is a connector.RecordError.

@@ -13,9 +13,10 @@ import (
 // writer is the ordered end of the pipeline: it owns the sink, the DLQ and
 // the state store during a run.
 type writer struct {
-	row     Row
-	encoder connector.PageEncoder
-	merger  connector.BookmarkMerger
+	row       Row
+	encoder   connector.PageEncoder
+	merger    connector.BookmarkMerger
+	overwrite connector.Overwriter // set when the sink stages the run for one swap
 
 	pending    *connector.Value // bookmark of written pages not yet saved
 	saved      *connector.Value // bookmark saved last
@@ -30,6 +31,9 @@ func newWriter(row Row, resume *connector.Value) *writer {
 	w := &writer{row: row, saved: resume, lastSave: time.Now()}
 	w.encoder, _ = row.Sink.(connector.PageEncoder)
 	w.merger, _ = row.Source.(connector.BookmarkMerger)
+	if ow, ok := row.Sink.(connector.Overwriter); ok && ow.Overwriting() {
+		w.overwrite = ow
+	}
 	return w
 }
 
@@ -188,8 +192,18 @@ func (w *writer) checkpoint(ctx context.Context) error {
 	if err := w.flush(ctx); err != nil {
 		return &sinkFailure{err}
 	}
-	if w.pending == nil || w.row.State == nil {
+	if w.pending == nil || w.row.State == nil || w.overwrite != nil {
+		// Under overwrite the data is staged until the end: a bookmark
+		// saved now could outlive a staging table that never lands.
 		w.lastSave = time.Now()
+		return nil
+	}
+	return w.saveBookmark(ctx)
+}
+
+// saveBookmark puts the pending bookmark in the state store.
+func (w *writer) saveBookmark(ctx context.Context) error {
+	if w.pending == nil || w.row.State == nil {
 		return nil
 	}
 	data := connector.AppendJSON(nil, *w.pending)
@@ -217,13 +231,41 @@ func (w *writer) flush(ctx context.Context) error {
 	return nil
 }
 
-// finish ends a complete (or limited) stream: flush and save.
-func (w *writer) finish(ctx context.Context) error { return w.checkpoint(ctx) }
+// finish ends a complete (or limited) stream: flush and save; under
+// overwrite, swap the staged contents in first (not for a limited run,
+// which must not replace a table with a sample).
+func (w *writer) finish(ctx context.Context) error {
+	if err := w.checkpoint(ctx); err != nil {
+		return err
+	}
+	if w.overwrite == nil {
+		return nil
+	}
+	if w.limitHit {
+		w.row.Logger.Warn("--limit: overwrite not committed; the destination keeps its previous contents")
+		return w.abortOverwrite(ctx, nil)
+	}
+	if err := w.overwrite.CommitOverwrite(ctx); err != nil {
+		return w.abortOverwrite(ctx, &sinkFailure{fmt.Errorf("sink %s: commit overwrite: %w", w.row.SinkType, err)})
+	}
+	return w.saveBookmark(ctx)
+}
+
+// abortOverwrite drops the staged contents and returns cause.
+func (w *writer) abortOverwrite(ctx context.Context, cause error) error {
+	if err := w.overwrite.AbortOverwrite(ctx); err != nil {
+		return errors.Join(cause, fmt.Errorf("sink %s: abort overwrite: %w", w.row.SinkType, err))
+	}
+	return cause
+}
 
 // stop ends the run early with cause. What was written is flushed and its
 // bookmark saved, unless the failure was in the sink itself (then nothing
 // more is trusted to it and the bookmark stays where it was).
 func (w *writer) stop(ctx context.Context, cause error) error {
+	if w.overwrite != nil {
+		return w.abortOverwrite(ctx, cause)
+	}
 	var se *sinkFailure
 	if errors.As(cause, &se) {
 		return cause
