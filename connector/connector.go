@@ -97,6 +97,15 @@ type Overwriter interface {
 	AbortOverwrite(ctx context.Context) error
 }
 
+// IdempotentSink is implemented by sinks that commit a page's rows together
+// with a commit token in one transaction (delivery: exactly_once). The
+// token is "<20-digit sequence>#<bookmark JSON>" and scope is the row's
+// state key; LastCommittedToken returns the newest token of scope.
+type IdempotentSink interface {
+	WriteIdempotent(ctx context.Context, p *Page, scope, token string) error
+	LastCommittedToken(ctx context.Context, scope string) (token string, ok bool, err error)
+}
+
 // Transform changes records one at a time. Apply edits r in place and
 // returns keep=false to drop it. It must be safe for concurrent use: pages
 // are transformed on several goroutines at once.

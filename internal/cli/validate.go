@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/faucet-hq/faucet/internal/config"
+	"github.com/faucet-hq/faucet/internal/pipeline"
 )
 
 func init() { addVerb(newValidateCmd) }
@@ -42,6 +43,14 @@ Without --param, required params are checked against typed placeholders.`,
 				var xerr error
 				if invs, xerr = safeExpand(doc); xerr != nil {
 					problems = append(problems, errorList(xerr)...)
+				}
+				if len(problems) == 0 {
+					// Run-time gates (delivery: exactly_once, state keys).
+					for _, inv := range invs {
+						if err := pipeline.Check(doc, inv, registry()); err != nil {
+							problems = append(problems, err.Error())
+						}
+					}
 				}
 			}
 			problems = dedupe(problems)

@@ -26,6 +26,12 @@
 // stream and on cancellation; bookmarks in between are folded into the
 // pending one. A sink error never advances the bookmark.
 //
+// # Effectively-once
+//
+// With Row.ExactlyOnce every bookmarked page is written together with a
+// commit token in one sink transaction, and the sink's last token decides
+// where a resumed run starts; exactlyonce.go has the protocol.
+//
 // # Overwrite
 //
 // A sink that stages the whole run for one swap (connector.Overwriter,

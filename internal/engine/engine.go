@@ -39,6 +39,11 @@ type Row struct {
 	State      state.Store // nil: the row keeps no bookmark
 	DLQ        *DLQ        // nil: a failed record fails the run
 
+	// ExactlyOnce writes bookmarked pages with commit tokens (see
+	// exactlyonce.go); it needs a connector.IdempotentSink, a durable
+	// state store and no DLQ.
+	ExactlyOnce bool
+
 	Limit           int64         // stop after this many records were written; 0 = all
 	Workers         int           // decode/transform/encode goroutines; 0 = GOMAXPROCS
 	Retry           RetryPolicy   // zero value = DefaultRetry
@@ -83,23 +88,42 @@ func Run(ctx context.Context, row Row) (res Result, err error) {
 		row.CheckpointEvery = time.Second
 	}
 
+	sinkOpts := connector.SinkOptions{Logger: row.Logger, Stdout: row.Stdout}
 	var resume *connector.Value
-	if row.State != nil {
+	var eo *eoRun
+	if row.ExactlyOnce {
+		// The sink's commit token decides where the source starts, so the
+		// sink opens first here.
+		sink, err := checkExactlyOnce(row)
+		if err != nil {
+			return res, err
+		}
+		if err := row.Sink.Open(ctx, sinkOpts); err != nil {
+			return res, fmt.Errorf("sink %s: %w", row.SinkType, err)
+		}
+		defer row.Sink.Close()
+		eo = &eoRun{sink: sink}
+		if resume, eo.seq, eo.committed, err = resumeExactlyOnce(ctx, row, sink); err != nil {
+			return res, err
+		}
+	} else if row.State != nil {
 		resume, err = loadBookmark(ctx, row.State, row.StateKey)
 		if err != nil {
 			return res, err
 		}
 	}
-	// The source opens first: a missing input fails before any output exists.
+	// Otherwise the source opens first: a missing input fails before any
+	// output exists.
 	if err := row.Source.Open(ctx, connector.SourceOptions{StartBookmark: resume, Logger: row.Logger}); err != nil {
 		return res, fmt.Errorf("source %s: %w", row.SourceType, err)
 	}
 	defer row.Source.Close()
-	sinkOpts := connector.SinkOptions{Logger: row.Logger, Stdout: row.Stdout}
-	if err := row.Sink.Open(ctx, sinkOpts); err != nil {
-		return res, fmt.Errorf("sink %s: %w", row.SinkType, err)
+	if eo == nil {
+		if err := row.Sink.Open(ctx, sinkOpts); err != nil {
+			return res, fmt.Errorf("sink %s: %w", row.SinkType, err)
+		}
+		defer row.Sink.Close()
 	}
-	defer row.Sink.Close()
 	if row.DLQ != nil {
 		if err := row.DLQ.Sink.Open(ctx, sinkOpts); err != nil {
 			return res, fmt.Errorf("dlq sink %s: %w", row.DLQ.Type, err)
@@ -108,6 +132,7 @@ func Run(ctx context.Context, row Row) (res Result, err error) {
 	}
 
 	w := newWriter(row, resume)
+	w.eo = eo
 	err = w.run(ctx)
 	res = w.result()
 	if err != nil && errors.Is(err, context.Canceled) && ctx.Err() != nil {

@@ -17,6 +17,7 @@ type writer struct {
 	encoder   connector.PageEncoder
 	merger    connector.BookmarkMerger
 	overwrite connector.Overwriter // set when the sink stages the run for one swap
+	eo        *eoRun               // set under delivery: exactly_once
 
 	pending    *connector.Value // bookmark of written pages not yet saved
 	saved      *connector.Value // bookmark saved last
@@ -138,6 +139,9 @@ func (w *writer) handle(ctx, fctx context.Context, st *stages, it *work) (done b
 			}
 		}
 	}
+	if w.eo != nil && p.Bookmark != nil && !w.limitHit {
+		return done, w.writeExactlyOnce(ctx, fctx, p)
+	}
 	if len(p.Records) > 0 {
 		err := w.row.Retry.do(ctx, func() error {
 			if w.encoder != nil {
@@ -170,6 +174,12 @@ func (w *writer) handle(ctx, fctx context.Context, st *stages, it *work) (done b
 }
 
 func (w *writer) foldBookmark(b connector.Value) {
+	m := w.merged(b)
+	w.pending = &m
+}
+
+// merged is the bookmark after a page with bookmark b, detached from it.
+func (w *writer) merged(b connector.Value) connector.Value {
 	b = b.Detach() // outlives the page
 	cur := w.pending
 	if cur == nil {
@@ -178,7 +188,33 @@ func (w *writer) foldBookmark(b connector.Value) {
 	if w.merger != nil && cur != nil {
 		b = w.merger.MergeBookmark(*cur, b)
 	}
-	w.pending = &b
+	return b
+}
+
+// writeExactlyOnce writes a bookmarked page together with its commit
+// token, or skips it when the sink already committed it.
+func (w *writer) writeExactlyOnce(ctx, fctx context.Context, p *connector.Page) error {
+	bm := w.merged(*p.Bookmark)
+	w.eo.seq++
+	if w.eo.seq <= w.eo.committed {
+		w.eo.skipped++
+	} else {
+		tok := commitToken(w.eo.seq, bm)
+		err := w.row.Retry.do(ctx, func() error {
+			return w.eo.sink.WriteIdempotent(fctx, p, w.row.StateKey, tok)
+		}, w.logRetry("sink write"))
+		if err != nil {
+			return &sinkFailure{fmt.Errorf("sink %s: %w", w.row.SinkType, err)}
+		}
+		w.written += int64(len(p.Records))
+		w.row.Stats.Written.Add(int64(len(p.Records)))
+	}
+	w.row.Stats.Pages.Add(1)
+	w.pending, w.eo.savedSeq = &bm, w.eo.seq
+	if time.Since(w.lastSave) >= w.row.CheckpointEvery {
+		return w.checkpoint(fctx)
+	}
+	return nil
 }
 
 func (w *writer) logRetry(what string) func(int, error, time.Duration) {
@@ -207,6 +243,9 @@ func (w *writer) saveBookmark(ctx context.Context) error {
 		return nil
 	}
 	data := connector.AppendJSON(nil, *w.pending)
+	if w.eo != nil {
+		data = encodeEOState(w.pending, w.eo.savedSeq)
+	}
 	err := w.row.Retry.do(ctx, func() error {
 		return w.row.State.Put(ctx, w.row.StateKey, data)
 	}, w.logRetry("state save"))

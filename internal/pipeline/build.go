@@ -30,7 +30,11 @@ type Options struct {
 
 // Build constructs the components of one invocation. On error, the
 // components already built are closed.
-func Build(doc *config.Document, inv config.Invocation, opts Options) (row engine.Row, err error) {
+func Build(doc *config.Document, inv config.Invocation, opts Options) (engine.Row, error) {
+	return build(doc, inv, opts, true)
+}
+
+func build(doc *config.Document, inv config.Invocation, opts Options, openStore bool) (row engine.Row, err error) {
 	reg := opts.Registry
 	if reg == nil {
 		reg = connector.Default
@@ -88,6 +92,18 @@ func Build(doc *config.Document, inv config.Invocation, opts Options) (row engin
 		}
 		row.DLQ = &engine.DLQ{Sink: s, Type: inv.DLQ.Sink.Type, MaxTotal: inv.DLQ.MaxFailuresTotal}
 	}
+	if inv.Delivery == config.ExactlyOnce && !opts.DryRun && opts.Limit == 0 {
+		if err := checkExactlyOnce(inv, row); err != nil {
+			return row, err
+		}
+		row.ExactlyOnce = true
+	}
+	if !openStore {
+		if inv.State != nil {
+			return row, state.ValidateKey(inv.StateKey)
+		}
+		return row, nil
+	}
 	st, err := openState(inv, opts.StatePath)
 	if err != nil {
 		return row, err
@@ -97,6 +113,33 @@ func Build(doc *config.Document, inv config.Invocation, opts Options) (row engin
 	}
 	row.State = st
 	return row, nil
+}
+
+// checkExactlyOnce refuses, before anything runs, a row whose delivery is
+// exactly_once but whose sink, state or dead-letter queue cannot honour it
+// (the engine checks the same again when it runs the row).
+func checkExactlyOnce(inv config.Invocation, row engine.Row) error {
+	if _, ok := row.Sink.(connector.IdempotentSink); !ok {
+		return fmt.Errorf("row %s: delivery: exactly_once: sink %s cannot commit a watermark with its rows (sqlite, postgres and mysql sinks can)", inv.ID, inv.Sink.Type)
+	}
+	if inv.State == nil || inv.State.Type == "memory" {
+		return fmt.Errorf("row %s: delivery: exactly_once needs a durable state store (state: file, sqlite or postgres)", inv.ID)
+	}
+	if inv.DLQ != nil {
+		return fmt.Errorf("row %s: delivery: exactly_once cannot be combined with a dlq", inv.ID)
+	}
+	return nil
+}
+
+// Check builds the connectors and transforms of inv (no state store, no
+// I/O) and closes them again: the run-time checks, for `faucet validate`.
+func Check(doc *config.Document, inv config.Invocation, reg *connector.Registry) error {
+	row, err := build(doc, inv, Options{Registry: reg}, false)
+	if err != nil {
+		return err
+	}
+	Close(row)
+	return nil
 }
 
 func openState(inv config.Invocation, statePath string) (state.Store, error) {
