@@ -65,9 +65,8 @@ func (w *writer) run(ctx context.Context) (err error) {
 	var next uint64
 	for {
 		var item *work
-		var open bool
 		if it, ok := held[next]; ok {
-			item, open = it, true
+			item = it
 			delete(held, next)
 		} else {
 			select {
@@ -84,12 +83,11 @@ func (w *writer) run(ctx context.Context) (err error) {
 					held[it.page.Seq] = it
 					continue
 				}
-				item, open = it, true
+				item = it
 			}
 		}
-		_ = open
 		next++
-		done, err := w.handle(ctx, fctx, st, item)
+		done, err := w.handle(ctx, fctx, item)
 		st.release(item)
 		if err != nil {
 			return w.stop(fctx, err)
@@ -104,7 +102,7 @@ func (w *writer) run(ctx context.Context) (err error) {
 }
 
 // handle writes one page; done reports that the limit was reached.
-func (w *writer) handle(ctx, fctx context.Context, st *stages, it *work) (done bool, err error) {
+func (w *writer) handle(ctx, fctx context.Context, it *work) (done bool, err error) {
 	if it.err != nil {
 		if it.encodeErr {
 			// Encoding happens before anything reaches the sink, so the
