@@ -64,6 +64,16 @@ func TestRBACMatrix(t *testing.T) {
 			t.Errorf("denial %q audited %d times, want %d", k, got[k], n)
 		}
 	}
+	// requests without a valid token are audited as well
+	unauth := 0
+	for _, e := range entries {
+		if m := e.(map[string]any); m["result"] == "unauthenticated" && m["principal"] == "(unauthenticated)" && m["source_ip"] != nil {
+			unauth++
+		}
+	}
+	if unauth == 0 {
+		t.Error("no audit entry for requests without a valid token")
+	}
 	// denial on a run route carries the run id
 	found := false
 	for _, e := range entries {

@@ -76,8 +76,9 @@ func (s *Server) buildMux(table []route) *http.ServeMux {
 	return mux
 }
 
-// authorize resolves the bearer token (401), checks the route's permission
-// against the principal's role (403, audited) and attaches the caller.
+// authorize resolves the bearer token (401, audited), checks the route's
+// permission against the principal's role (403, audited) and attaches the
+// caller.
 func (s *Server) authorize(rt route, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method == http.MethodOptions {
@@ -86,6 +87,14 @@ func (s *Server) authorize(rt route, next http.Handler) http.Handler {
 		}
 		p, ok := s.auth.Resolve(r.Header.Get("Authorization"))
 		if !ok {
+			// A missing or wrong token is a denial too: audited, with no
+			// principal to name.
+			anon := caller{Principal: Principal{Name: "(unauthenticated)", Role: "none"}, SourceIP: sourceIP(r)}
+			label := rt.label
+			if label == "" {
+				label = "unknown"
+			}
+			s.audit(r.Context(), anon, label, nil, nil, "unauthenticated")
 			w.Header().Set("WWW-Authenticate", `Bearer realm="faucet"`)
 			writeError(w, errUnauthorized())
 			return
