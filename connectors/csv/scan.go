@@ -38,6 +38,7 @@ type chunker struct {
 	delim  byte
 	quote  byte
 	bomOff bool // the BOM check at the start of the input was done
+	cut    bool // a chunk was handed out already
 }
 
 func newChunker(r io.Reader, delim, quote byte) *chunker {
@@ -93,6 +94,7 @@ func (c *chunker) close() {
 func (c *chunker) take(end, n, rows int) chunk {
 	data := c.buf[c.off : c.off+end : c.off+end]
 	c.cur.Retain()
+	c.cut = true
 	ch := chunk{buf: c.cur, data: data, firstLine: c.line, records: n, firstRow: c.rows + 1}
 	c.rows += int64(rows)
 	c.line += bytes.Count(data, []byte{'\n'})
@@ -129,7 +131,9 @@ func (c *chunker) fill() {
 	// bytes are in, what there is holds no newline, so nothing was cut yet.)
 	if !c.bomOff && (len(c.buf) >= 3 || c.eof) {
 		c.bomOff = true
-		if bytes.HasPrefix(c.buf, []byte{0xEF, 0xBB, 0xBF}) {
+		// Only at the very start of the input: a chunk may already have
+		// been cut from the first bytes ("\n" then a BOM is data).
+		if !c.cut && bytes.HasPrefix(c.buf, []byte{0xEF, 0xBB, 0xBF}) {
 			c.off = 3
 		}
 	}

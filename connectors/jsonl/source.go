@@ -52,6 +52,7 @@ type Source struct {
 	rows   int64 // non-blank lines handed out so far, over all files
 	// bomDone is set once a byte-order mark at the file start was looked for.
 	bomDone bool
+	cut     bool // lines of the current file were handed out already
 	start   *connector.Value
 	keyPth  []string
 }
@@ -87,7 +88,7 @@ func (s *Source) openNext() error {
 	if err != nil {
 		return fmt.Errorf("jsonl: %w", err)
 	}
-	s.cur, s.path, s.buf, s.off, s.eof, s.line, s.bomDone = r, path, nil, 0, false, 1, false
+	s.cur, s.path, s.buf, s.off, s.eof, s.line, s.bomDone, s.cut = r, path, nil, 0, false, 1, false, false
 	return nil
 }
 
@@ -169,6 +170,7 @@ func (s *Source) chunk() ([]byte, int, int64, error) {
 			s.rows += int64(rows)
 			s.off += end
 			s.bufRef.Retain() // released with the page
+			s.cut = true
 			return data, first, firstRow, nil
 		}
 		if s.eof {
@@ -195,7 +197,9 @@ func (s *Source) chunk() ([]byte, int, int64, error) {
 		// holds no newline, so nothing was cut before the check).
 		if !s.bomDone && (len(s.buf) >= 3 || s.eof) {
 			s.bomDone = true
-			if bytes.HasPrefix(s.buf, []byte{0xEF, 0xBB, 0xBF}) {
+			// Only at the very start of the file: lines may already have
+			// been cut from its first bytes.
+			if !s.cut && bytes.HasPrefix(s.buf, []byte{0xEF, 0xBB, 0xBF}) {
 				s.off = 3
 			}
 		}
