@@ -254,3 +254,13 @@ func compareDecimals(a, b decimal) int {
 	}
 	return c
 }
+
+// MaxBookmark returns the higher of two replication-key bookmarks by
+// Compare: the BookmarkMerger of sources whose page bookmarks are each
+// page's highest key.
+func MaxBookmark(committed, page Value) Value {
+	if Compare(page, committed) > 0 {
+		return page
+	}
+	return committed
+}

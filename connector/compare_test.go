@@ -82,3 +82,12 @@ func TestCompareNumericStringsSortLikeNumbers(t *testing.T) {
 		}
 	}
 }
+
+func TestMaxBookmark(t *testing.T) {
+	if got := MaxBookmark(String("9"), String("10")); got.AsString() != "10" {
+		t.Fatalf("MaxBookmark(9, 10) = %v", got)
+	}
+	if got := MaxBookmark(String("10"), String("9")); got.AsString() != "10" {
+		t.Fatalf("MaxBookmark(10, 9) = %v", got)
+	}
+}

@@ -279,10 +279,7 @@ func (s *Source) Close() error {
 // MergeBookmark keeps the highest replication key: each page's bookmark is
 // only the highest key within that page.
 func (s *Source) MergeBookmark(committed, page connector.Value) connector.Value {
-	if connector.Compare(page, committed) > 0 {
-		return page
-	}
-	return committed
+	return connector.MaxBookmark(committed, page)
 }
 
 var (

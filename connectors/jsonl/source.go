@@ -311,10 +311,7 @@ func (s *Source) Close() error {
 
 // MergeBookmark keeps the highest replication key.
 func (s *Source) MergeBookmark(committed, page connector.Value) connector.Value {
-	if connector.Compare(page, committed) > 0 {
-		return page
-	}
-	return committed
+	return connector.MaxBookmark(committed, page)
 }
 
 var (

@@ -62,7 +62,7 @@ func progressLine(r *report) string {
 		out += rr.stats.Written.Load()
 		dlq += rr.stats.DLQ.Load()
 		rr.mu.Lock()
-		if rr.running {
+		if rr.status == "running" {
 			running++
 		}
 		rr.mu.Unlock()

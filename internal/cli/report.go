@@ -25,12 +25,10 @@ type rowReport struct {
 	id, source, sink string
 	stats            engine.Stats
 
-	mu      sync.Mutex
-	began   time.Time
-	status  string // ok, failed, skipped, cancelled, running, pending
-	res     engine.Result
-	err     error
-	running bool
+	mu     sync.Mutex
+	status string // pending, running, finished, then ok, failed, skipped or cancelled
+	res    engine.Result
+	err    error
 }
 
 func newReport(name string, invs []config.Invocation) *report {
@@ -43,13 +41,13 @@ func newReport(name string, invs []config.Invocation) *report {
 
 func (rr *rowReport) start() {
 	rr.mu.Lock()
-	rr.began, rr.status, rr.running = time.Now(), "running", true
+	rr.status = "running"
 	rr.mu.Unlock()
 }
 
 func (rr *rowReport) done(res engine.Result, err error) {
 	rr.mu.Lock()
-	rr.res, rr.err, rr.running = res, err, false
+	rr.res, rr.err, rr.status = res, err, "finished"
 	rr.mu.Unlock()
 }
 
