@@ -104,7 +104,7 @@ func startServe(t *testing.T, env []string, args ...string) *serveProc {
 	cmd.Env = append(os.Environ(), env...)
 	pr, pw := io.Pipe()
 	sb := &syncBuffer{}
-	cmd.Stderr = io.MultiWriter(pw, sb)
+	cmd.Stderr = io.MultiWriter(sb, pw) // sb first: the scanner may signal before a later writer sees the chunk
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
