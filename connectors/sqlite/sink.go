@@ -5,6 +5,8 @@ import (
 	"database/sql"
 	"fmt"
 	"log/slog"
+	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/faucet-hq/faucet/connector"
@@ -84,6 +86,11 @@ func (s *Sink) Open(ctx context.Context, opts connector.SinkOptions) error {
 	s.log = opts.Logger
 	if s.log == nil {
 		s.log = slog.Default()
+	}
+	if dir := filepath.Dir(s.path); dir != "." {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return fmt.Errorf("sqlite: create the directory of %s: %w", s.path, err)
+		}
 	}
 	db, err := openDB(s.path, true)
 	if err != nil {
