@@ -43,6 +43,7 @@ type serveFlags struct {
 	logRetentionSecs         int64
 	logMaxLinesPerRun        int
 	leaseTTLSecs             int64
+	probeTimeoutSecs         int64
 	envFile                  string
 	noEnvFile                bool
 	noUI                     bool
@@ -85,6 +86,7 @@ server, sqlite:PATH or postgres://... One authentication mode is required.`,
 	fl.Int64Var(&f.idemRetentionSecs, "idempotency-retention-secs", int64(serve.DefaultIdemRetention/time.Second), "idempotency key window; 0 disables deduplication")
 	fl.Int64Var(&f.logRetentionSecs, "log-retention-secs", int64(serve.DefaultLogRetention/time.Second), "keep persisted run logs this long; 0 keeps no durable logs")
 	fl.IntVar(&f.logMaxLinesPerRun, "log-max-lines-per-run", serve.DefaultLogMaxLinesPerRun, "persisted log lines per run before the log is truncated")
+	fl.Int64Var(&f.probeTimeoutSecs, "probe-timeout-secs", 10, "time each connector's probes may take in POST /v1/doctor")
 	fl.Int64Var(&f.leaseTTLSecs, "lease-ttl-secs", int64(serve.DefaultLeaseTTL/time.Second), "run lease; runs of a dead server are failed once it lapses")
 	fl.StringVar(&f.envFile, "env-file", "", "load variables from this .env file at startup (default: ./.env if present)")
 	fl.BoolVar(&f.noEnvFile, "no-env-file", false, "do not load any .env file")
@@ -137,6 +139,7 @@ func (f *serveFlags) validate(cmd *cobra.Command) error {
 		{!cmd.Flags().Changed("max-queued-runs") || f.maxQueued >= 1, "--max-queued-runs must be at least 1"},
 		{f.shutdownGraceSecs > 0, "--shutdown-grace-secs must be positive"},
 		{f.leaseTTLSecs > 0, "--lease-ttl-secs must be positive"},
+		{f.probeTimeoutSecs > 0, "--probe-timeout-secs must be positive"},
 		{f.retainTerminalSecs > 0, "--retain-terminal-runs-secs must be positive"},
 		{f.idemRetentionSecs >= 0, "--idempotency-retention-secs must not be negative"},
 		{f.logRetentionSecs >= 0, "--log-retention-secs must not be negative"},
@@ -246,6 +249,7 @@ func (app *App) serve(cmd *cobra.Command, f *serveFlags) error {
 		LogRetention:      time.Duration(f.logRetentionSecs) * time.Second,
 		LogMaxLinesPerRun: f.logMaxLinesPerRun,
 		LeaseTTL:          time.Duration(f.leaseTTLSecs) * time.Second,
+		ProbeTimeout:      time.Duration(f.probeTimeoutSecs) * time.Second,
 		Registry:          registry(), Version: Version,
 		CallbackAllowHosts: f.callbackAllowHosts, CORSOrigins: f.corsOrigins, NoUI: f.noUI,
 	}

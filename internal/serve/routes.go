@@ -37,6 +37,7 @@ func (s *Server) routes() []route {
 		{method: "GET", path: "/v1/runs/{id}/logs", perm: PermRunRead, label: "run.logs", handler: s.handleRunLogs},
 		{method: "GET", path: "/v1/schemas", perm: PermSchemaRead, label: "schema.list", handler: s.handleListSchemas},
 		{method: "GET", path: "/v1/schemas/{kind}/{name}", perm: PermSchemaRead, label: "schema.get", handler: s.handleGetSchema},
+		{method: "POST", path: "/v1/doctor", perm: PermDoctor, label: "doctor", handler: s.handleDoctor},
 		{method: "GET", path: "/v1/audit", perm: PermAuditRead, label: "audit.list", handler: s.handleListAudit},
 		{method: "POST", path: "/v1/reload", perm: PermReload, label: "config.reload", handler: s.handleReload},
 	}

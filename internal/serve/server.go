@@ -69,6 +69,9 @@ type Config struct {
 	LogRetention      time.Duration // negative: no durable logs (the flag's 0)
 	LogMaxLinesPerRun int
 	LeaseTTL          time.Duration
+	// ProbeTimeout bounds each connector's probes in POST /v1/doctor
+	// (default 10 s).
+	ProbeTimeout time.Duration
 
 	// Registry is the connector set (default connector.Default).
 	Registry *connector.Registry
