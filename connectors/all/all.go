@@ -13,5 +13,6 @@ import (
 	// Databases.
 	_ "github.com/faucet-hq/faucet/connectors/mysql"
 	_ "github.com/faucet-hq/faucet/connectors/postgres"
+	_ "github.com/faucet-hq/faucet/connectors/redis"
 	_ "github.com/faucet-hq/faucet/connectors/sqlite"
 )

@@ -138,9 +138,9 @@ func checkExactlyOnce(row Row) (connector.IdempotentSink, error) {
 	sink, ok := row.Sink.(connector.IdempotentSink)
 	switch {
 	case !ok:
-		return nil, fmt.Errorf("delivery: exactly_once: sink %s cannot commit a watermark with its rows (sqlite, postgres and mysql sinks can)", row.SinkType)
+		return nil, fmt.Errorf("delivery: exactly_once: sink %s cannot commit a watermark with its rows (sqlite, postgres, mysql and redis sinks can)", row.SinkType)
 	case row.State == nil:
-		return nil, fmt.Errorf("delivery: exactly_once needs a durable state store (state: file, sqlite or postgres)")
+		return nil, fmt.Errorf("delivery: exactly_once needs a durable state store (state: file, sqlite, postgres or redis)")
 	case row.DLQ != nil:
 		return nil, fmt.Errorf("delivery: exactly_once cannot be combined with a dlq")
 	}
