@@ -11,8 +11,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/google/uuid"
 	"github.com/spf13/cobra"
 
+	"github.com/faucet-hq/faucet/internal/cluster"
 	"github.com/faucet-hq/faucet/internal/config"
 	"github.com/faucet-hq/faucet/internal/history"
 	"github.com/faucet-hq/faucet/internal/history/fallback"
@@ -50,6 +52,9 @@ type serveFlags struct {
 	callbackAllowHosts       []string
 	corsOrigins              []string
 	httpShutdownTimeoutAfter time.Duration
+	cluster                  bool
+	clusterPollSecs          int64
+	clusterMaxAttempts       int64
 }
 
 func newServeCmd(app *App) *cobra.Command {
@@ -61,7 +66,10 @@ func newServeCmd(app *App) *cobra.Command {
 Runs are queued, executed up to --max-concurrent-runs at a time and recorded in
 the run history: by default a SQLite file in the data directory ($FAUCET_DATA_DIR,
 $XDG_DATA_HOME/faucet or ~/.local/share/faucet), "memory" for a throwaway
-server, sqlite:PATH or postgres://... One authentication mode is required.`,
+server, sqlite:PATH or postgres://... One authentication mode is required.
+With --cluster (Postgres history only) every instance started against the same
+database shares the runs: any of them accepts a submission, one of them runs it,
+and the runs of an instance that dies are taken over by the others.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return app.serve(cmd, f)
@@ -93,6 +101,9 @@ server, sqlite:PATH or postgres://... One authentication mode is required.`,
 	fl.BoolVar(&f.noUI, "no-ui", false, "do not serve the web console")
 	fl.StringArrayVar(&f.callbackAllowHosts, "callback-allow-host", nil, "allow completion callbacks only to this host (repeatable); without it link-local and cloud-metadata targets are refused")
 	fl.StringArrayVar(&f.corsOrigins, "cors-origin", nil, "allow browser requests from this origin (repeatable; CORS is off without it)")
+	fl.BoolVar(&f.cluster, "cluster", false, "cluster mode: share the runs of a Postgres --history with the other instances started with --cluster (each run executes on one of them, with failover)")
+	fl.Int64Var(&f.clusterPollSecs, "cluster-poll-secs", int64(cluster.DefaultPollInterval/time.Second), "cluster: how often to heartbeat, pick up cross-instance cancels and claim pending runs")
+	fl.Int64Var(&f.clusterMaxAttempts, "cluster-max-attempts", cluster.DefaultMaxAttempts, "cluster: how many times a run whose instance died is requeued before it is failed as a poison run")
 	cmd.MarkFlagsMutuallyExclusive("env-file", "no-env-file")
 	cmd.MarkFlagsMutuallyExclusive("auth-config", "auth-token")
 	cmd.MarkFlagsMutuallyExclusive("auth-config", "no-auth")
@@ -145,6 +156,8 @@ func (f *serveFlags) validate(cmd *cobra.Command) error {
 		{f.logRetentionSecs >= 0, "--log-retention-secs must not be negative"},
 		{f.logMaxLinesPerRun >= 1, "--log-max-lines-per-run must be at least 1"},
 		{f.bodyLimit >= 1, "--body-limit-bytes must be at least 1"},
+		{f.clusterPollSecs > 0, "--cluster-poll-secs must be positive"},
+		{f.clusterMaxAttempts > 0 && f.clusterMaxAttempts <= 1<<31, "--cluster-max-attempts must be positive"},
 	}
 	for _, c := range checks {
 		if !c.ok {
@@ -219,13 +232,22 @@ func (app *App) serve(cmd *cobra.Command, f *serveFlags) error {
 		app.Logger.Warn("AUTHENTICATION IS OFF on a network address: anyone who can reach " + f.listen + " can run pipelines")
 	}
 	url := f.historyURL
+	if f.cluster && !strings.HasPrefix(url, "postgres://") && !strings.HasPrefix(url, "postgresql://") {
+		shown := "the default SQLite file"
+		if url != "" {
+			shown = fmt.Sprintf("%q", redactText(url))
+		}
+		return &usageError{fmt.Errorf("--cluster needs a shared Postgres run history (--history postgres://...), not %s: "+
+			"SQLite and memory histories belong to one process, so other instances could never see, claim or fence its runs", shown)}
+	}
 	if url == "" {
 		url = defaultHistoryURL()
 	}
 	ctx, sig := withSignals(cmd.Context())
 	defer sig.stop()
 
-	opts := history.Options{LeaseTTL: time.Duration(f.leaseTTLSecs) * time.Second,
+	instanceID := uuid.NewString()
+	opts := history.Options{InstanceID: instanceID, LeaseTTL: time.Duration(f.leaseTTLSecs) * time.Second,
 		IdemRetention: time.Duration(f.idemRetentionSecs) * time.Second}
 	if f.idemRetentionSecs == 0 {
 		opts.IdemRetention = -1
@@ -236,7 +258,16 @@ func (app *App) serve(cmd *cobra.Command, f *serveFlags) error {
 	}
 	defer h.Close()
 	fmt.Fprintf(app.Stderr, "faucet serve: run history %s\n", where)
-	if h.Degraded() {
+	fb, _ := h.(*fallback.Store)
+	switch {
+	case f.cluster:
+		// Runs and leases must never be served from memory in a cluster.
+		h = fb.Strict()
+		fmt.Fprintf(app.Stderr, "faucet serve: cluster member %s\n", instanceID)
+		if h.Degraded() {
+			app.Logger.Error("run history unreachable: this cluster member accepts and claims no runs until it answers", "history", where)
+		}
+	case h.Degraded():
 		app.Logger.Error("run history unreachable: serving degraded from memory until it answers", "history", where)
 	}
 	cfg := serve.Config{
@@ -259,15 +290,20 @@ func (app *App) serve(cmd *cobra.Command, f *serveFlags) error {
 	if f.logRetentionSecs == 0 {
 		cfg.LogRetention = -1
 	}
-	srv, err := serve.New(cfg)
-	if err != nil {
-		return err
-	}
 	ln, err := net.Listen("tcp", f.listen)
 	if err != nil {
 		return fmt.Errorf("listen %s: %w", f.listen, err)
 	}
-	if fb, ok := h.(*fallback.Store); ok {
+	if f.cluster {
+		cfg.Cluster = &serve.ClusterConfig{InstanceID: instanceID, Listen: ln.Addr().String(),
+			PollInterval: time.Duration(f.clusterPollSecs) * time.Second, MaxAttempts: uint32(f.clusterMaxAttempts)}
+	}
+	srv, err := serve.New(cfg)
+	if err != nil {
+		ln.Close()
+		return err
+	}
+	if fb != nil {
 		go fb.Run(ctx, opts.LeaseTTL/3+time.Second)
 	}
 	srv.Start(cmd.Context())

@@ -33,6 +33,11 @@ func TestServeFlagErrors(t *testing.T) {
 		{[]string{"serve", "--no-auth", "--lease-ttl-secs", "0"}, "--lease-ttl-secs must be positive"},
 		{[]string{"serve", "--no-auth", "--history", "mysql://x"}, "want memory, sqlite:PATH or postgres://"},
 		{[]string{"serve", "--auth-config", "/nonexistent/auth.yaml"}, "auth config"},
+		{[]string{"serve", "--no-auth", "--cluster"}, "--cluster needs a shared Postgres run history (--history postgres://...), not the default SQLite file"},
+		{[]string{"serve", "--no-auth", "--cluster", "--history", "memory"}, `--cluster needs a shared Postgres run history (--history postgres://...), not "memory"`},
+		{[]string{"serve", "--no-auth", "--cluster", "--history", "sqlite:/tmp/x.db"}, `not "sqlite:/tmp/x.db"`},
+		{[]string{"serve", "--no-auth", "--cluster-poll-secs", "0"}, "--cluster-poll-secs must be positive"},
+		{[]string{"serve", "--no-auth", "--cluster-max-attempts", "0"}, "--cluster-max-attempts must be positive"},
 	} {
 		var stderr bytes.Buffer
 		code := Main(context.Background(), c.args, strings.NewReader(""), io.Discard, &stderr)

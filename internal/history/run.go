@@ -45,6 +45,11 @@ type RunRecord struct {
 	Tenant         *string            `json:"tenant,omitempty"`
 	// Selection is the row subset (#741), kept opaque.
 	Selection json.RawMessage `json:"selection,omitempty"`
+	// Params are the submitted param values by name (as text), stored so
+	// that the cluster peer that claims the run binds the same values. This
+	// port's addition; omitted when none were given (the original ignores
+	// unknown fields).
+	Params map[string]string `json:"params,omitempty"`
 }
 
 // NewQueuedRun is the seed's RunRecord::queued constructor.
@@ -89,6 +94,12 @@ func (r RunRecord) Clone() RunRecord {
 	}
 	if r.Invocations != nil {
 		c.Invocations = append([]InvocationRecord(nil), r.Invocations...)
+	}
+	if r.Params != nil {
+		c.Params = make(map[string]string, len(r.Params))
+		for k, v := range r.Params {
+			c.Params[k] = v
+		}
 	}
 	return c
 }

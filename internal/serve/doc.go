@@ -12,7 +12,8 @@
 // writes and lists audit entries. runner.go is the queue, submit, cancel and
 // shutdown, lifecycle.go a run's execution and finalization, submit.go loads and fingerprints submissions, exec.go runs them
 // on the engine, logs.go captures run logs, logsapi.go serves them, and
-// metrics.go exports the faucet_serve_* series.
+// metrics.go exports the faucet_serve_* series. clusterexec.go and
+// clusterapi.go are cluster mode (--cluster, protocol in internal/cluster).
 //
 // # Submit protocol (POST /v1/runs)
 //
@@ -83,6 +84,24 @@
 // before the run finished"); Start does the same once, so runs left by a
 // dead process are failed within one TTL of the restart and never stay
 // running forever.
+//
+// # Cluster mode
+//
+// With Config.Cluster the server is one member of a cluster (Mode A; the
+// protocol, its invariants and failure behaviour are internal/cluster's
+// doc.go). Step 9 of the submit protocol becomes: refuse with 503 while
+// the history is degraded; write the record pending with the raw config
+// text, its format, timeout, clock, params and callback (secret params and
+// callback headers are refused with 422: they would sit in the shared
+// database in clear text); kick the claim loop; answer 202 pending. The
+// member that claims the run re-loads that config with its own
+// environment, secrets and --default-config, executes it in one of its
+// slots, and writes the terminal record through the claim's fenced write:
+// only the winner counts the run and fires the callback. A cancel for a
+// run this member does not execute cancels a pending run at once (and this
+// member fires its callback) or flags a running one for its owner. Orphan
+// recovery and the lease loop are the cluster node's (reclaim, per-run
+// renewal); GET /v1/cluster and /readyz show the live members.
 //
 // # Shutdown
 //

@@ -16,9 +16,18 @@ type readyBody struct {
 	Triggers  []any        `json:"triggers"`
 }
 
+// clusterReady is /readyz's cluster object: enabled and the live member
+// count as in the original, plus the members themselves (this port's
+// addition).
 type clusterReady struct {
-	Enabled   bool `json:"enabled"`
-	Instances int  `json:"instances"`
+	Enabled   bool            `json:"enabled"`
+	Instances int             `json:"instances"`
+	Members   []clusterMember `json:"members"`
+}
+
+type clusterMember struct {
+	InstanceID string  `json:"instance_id"`
+	Listen     *string `json:"listen"`
 }
 
 // handleReadyz is 503 while the history is degraded or the queue is full.
@@ -26,6 +35,7 @@ func (s *Server) handleReadyz(w http.ResponseWriter, _ *http.Request) {
 	b := readyBody{
 		HistoryOK: !s.history.Degraded(),
 		QueueOK:   s.runner.Queued() < s.cfg.MaxQueuedRuns,
+		Cluster:   s.clusterReadiness(),
 		Triggers:  []any{},
 	}
 	status := http.StatusOK

@@ -15,9 +15,7 @@ import (
 func (r *Runner) execute(j *job) {
 	defer r.wg.Done()
 	defer func() {
-		r.mu.Lock()
-		delete(r.active, j.id)
-		r.mu.Unlock()
+		r.forget(j)
 		j.cancel(nil)
 	}()
 	acquired := false
@@ -155,6 +153,9 @@ func classify(cause, execErr error, j *job) outcome {
 			err: fmt.Sprintf("run exceeded timeout_secs (%ds)", int64(j.timeout/time.Second))}
 	case errors.Is(cause, errShutdown):
 		return outcome{status: history.StatusFailed, reason: "server_shutdown", err: "server shutdown before the run finished"}
+	case errors.Is(cause, errLeaseLost):
+		// Never written: a claim whose lease was lost discards its result.
+		return outcome{status: history.StatusFailed, reason: "error", err: errLeaseLost.Error()}
 	case execErr != nil:
 		return outcome{status: history.StatusFailed, reason: "error", err: execErr.Error()}
 	}
@@ -163,36 +164,66 @@ func classify(cause, execErr error, j *job) outcome {
 
 // finalize flushes the run's logs, then writes the terminal record
 // (read-modify-write; a fresh minimal record if the stored one is gone, so a
-// run never stays non-terminal) and counts it.
+// run never stays non-terminal) and counts it. In cluster mode the write is
+// fenced on ownership (cluster.Claim.Finalize): a run reclaimed meanwhile
+// keeps the result of the instance that owns it now, and this one's result
+// is discarded: no metric, no callback.
 func (r *Runner) finalize(j *job, started *time.Time, o outcome) {
 	s := r.s
 	s.logs.finish(j.id)
+	fin := s.now()
+	var elapsed float64
+	apply := func(rec *history.RunRecord) {
+		rec.Status = o.status
+		if started != nil {
+			rec.StartedAt = started
+		}
+		from := j.submitted
+		if rec.StartedAt != nil {
+			from = *rec.StartedAt
+		}
+		elapsed = fin.Sub(from).Seconds()
+		rec.FinishedAt = &fin
+		rec.ElapsedSecs = &elapsed
+		rec.RecordsWritten = o.records
+		rec.Invocations = o.invs
+		rec.Error = nil
+		if o.err != "" {
+			msg := redact.String(o.err)
+			rec.Error = &msg
+		}
+	}
+	var final history.RunRecord
+	if j.claim != nil {
+		rec, won := r.finalizeClaimed(j, apply)
+		if !won {
+			r.forget(j)
+			return
+		}
+		final = rec
+	} else {
+		final = r.finalizeLocal(j, apply)
+	}
+	// Once the terminal record is written the run is no longer in flight
+	// here: a client that saw the terminal status may delete it at once.
+	r.forget(j)
+	s.metrics.runsFinished.WithLabelValues(string(o.status), o.reason).Inc()
+	r.fireCallback(final)
+	s.metrics.runDuration.WithLabelValues(string(o.status)).Observe(elapsed)
+}
+
+// finalizeLocal is the single-instance terminal write (plain upsert, with
+// retries).
+func (r *Runner) finalizeLocal(j *job, apply func(*history.RunRecord)) history.RunRecord {
+	s := r.s
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
 	defer cancel()
-	fin := s.now()
 	rec, err := s.history.Get(ctx, j.id)
 	if err != nil || rec == nil {
 		fresh := history.NewQueuedRun(j.id, j.prep.req.Name, j.prep.req.Labels, j.prep.req.IdempotencyKey, j.submitted)
 		rec = &fresh
 	}
-	rec.Status = o.status
-	if started != nil {
-		rec.StartedAt = started
-	}
-	from := j.submitted
-	if rec.StartedAt != nil {
-		from = *rec.StartedAt
-	}
-	elapsed := fin.Sub(from).Seconds()
-	rec.FinishedAt = &fin
-	rec.ElapsedSecs = &elapsed
-	rec.RecordsWritten = o.records
-	rec.Invocations = o.invs
-	rec.Error = nil
-	if o.err != "" {
-		msg := redact.String(o.err)
-		rec.Error = &msg
-	}
+	apply(rec)
 	for attempt := 1; attempt <= 5; attempt++ {
 		if err = s.history.Upsert(ctx, *rec); err == nil {
 			break
@@ -202,14 +233,17 @@ func (r *Runner) finalize(j *job, started *time.Time, o outcome) {
 		}
 	}
 	if err != nil {
-		s.logger.Error("writing terminal run record failed", "run_id", j.id, "status", string(o.status), "err", err)
+		s.logger.Error("writing terminal run record failed", "run_id", j.id, "status", string(rec.Status), "err", err)
 	}
-	// Once the terminal record is written the run is no longer in flight
-	// here: a client that saw the terminal status may delete it at once.
+	return *rec
+}
+
+// forget drops j from the active runs (unless a newer job of the same run
+// replaced it).
+func (r *Runner) forget(j *job) {
 	r.mu.Lock()
-	delete(r.active, j.id)
+	if r.active[j.id] == j {
+		delete(r.active, j.id)
+	}
 	r.mu.Unlock()
-	s.metrics.runsFinished.WithLabelValues(string(o.status), o.reason).Inc()
-	r.fireCallback(*rec)
-	s.metrics.runDuration.WithLabelValues(string(o.status)).Observe(elapsed)
 }

@@ -46,6 +46,7 @@ type logBatch struct {
 type runLog struct {
 	mu        sync.Mutex
 	ring      []history.RunLogLine // oldest first, at most LogRingLines
+	base      uint64               // first seq of this capture (see begin)
 	next      uint64
 	ended     bool
 	notify    chan struct{} // closed and replaced on every change
@@ -156,6 +157,20 @@ func (h *logHub) getOrCreate(id string) *runLog {
 	return rl
 }
 
+// begin starts a fresh capture for run id whose sequence numbers start at
+// base, replacing an ended one (cluster mode: each attempt of a reclaimed
+// run numbers its lines from attempt<<40, so the persisted lines of every
+// attempt are kept instead of colliding on (run_id, seq)).
+func (h *logHub) begin(id string, base uint64) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if t := h.timers[id]; t != nil {
+		t.Stop()
+		delete(h.timers, id)
+	}
+	h.runs[id] = &runLog{notify: make(chan struct{}), base: base, next: base}
+}
+
 // append captures one line (already formatted) for run id.
 func (h *logHub) append(id, level, text string) {
 	rl := h.getOrCreate(id)
@@ -241,6 +256,9 @@ func (h *logHub) finish(id string) {
 func (rl *runLog) since(next uint64) (lines []history.RunLogLine, dropped uint64, ended bool, notify <-chan struct{}) {
 	rl.mu.Lock()
 	defer rl.mu.Unlock()
+	if next < rl.base {
+		next = rl.base
+	}
 	if len(rl.ring) > 0 && next < rl.ring[0].Seq {
 		dropped = rl.ring[0].Seq - next
 		next = rl.ring[0].Seq

@@ -8,6 +8,8 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/faucet-hq/faucet/internal/cluster"
 )
 
 // metrics are the faucet_serve_* series of reference §9 that this server
@@ -26,7 +28,7 @@ type metrics struct {
 	logsPurged      prometheus.Counter
 }
 
-func newMetrics(s *Server, version string) *metrics {
+func newMetrics(s *Server, version string, clusterMetrics *cluster.Metrics) *metrics {
 	m := &metrics{reg: prometheus.NewRegistry()}
 	m.requests = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "faucet_serve_requests_total", Help: "HTTP requests by method, matched route and status.",
@@ -73,11 +75,19 @@ func newMetrics(s *Server, version string) *metrics {
 			}
 			return 0
 		}),
-		gauge("faucet_serve_cluster_enabled", "1 in cluster mode.", func() float64 { return 0 }),
+		gauge("faucet_serve_cluster_enabled", "1 in cluster mode.", func() float64 {
+			if clusterMetrics != nil {
+				return 1
+			}
+			return 0
+		}),
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "faucet_build_info", Help: "Build information.",
 			ConstLabels: prometheus.Labels{"version": version}}, func() float64 { return 1 }),
 		collectors.NewGoCollector(),
 	)
+	if clusterMetrics != nil {
+		m.reg.MustRegister(clusterMetrics.Collectors()...)
+	}
 	return m
 }
 

@@ -40,6 +40,7 @@ func (s *Server) routes() []route {
 		{method: "POST", path: "/v1/doctor", perm: PermDoctor, label: "doctor", handler: s.handleDoctor},
 		{method: "GET", path: "/v1/audit", perm: PermAuditRead, label: "audit.list", handler: s.handleListAudit},
 		{method: "POST", path: "/v1/reload", perm: PermReload, label: "config.reload", handler: s.handleReload},
+		{method: "GET", path: "/v1/cluster", perm: PermRunRead, label: "cluster.status", handler: s.handleCluster},
 	}
 	if !s.cfg.NoUI {
 		table = append(table,

@@ -8,6 +8,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/faucet-hq/faucet/internal/cluster"
 	"github.com/faucet-hq/faucet/internal/history"
 )
 
@@ -16,6 +17,9 @@ var (
 	errCancelled = errors.New("run cancelled")
 	errTimeout   = errors.New("run timed out")
 	errShutdown  = errors.New("server shutdown")
+	// errLeaseLost: cluster mode, the run was reclaimed by another
+	// instance; the local execution is a zombie (its result is discarded).
+	errLeaseLost = cluster.ErrLeaseLost
 )
 
 // Runner owns the bounded queue, the execution slots and the cancel tokens
@@ -30,11 +34,18 @@ type Runner struct {
 	inFlight int
 	closing  bool
 	active   map[string]*job
+	// clusterJobs counts the claimed runs this process holds (executing,
+	// waiting for a slot, or draining after a lost lease).
+	clusterJobs int
 
 	base     context.Context
 	stopAll  context.CancelCauseFunc
 	wg       sync.WaitGroup
 	stopOnce sync.Once
+	// hard ends when shutdown stops waiting for runs; cluster terminal
+	// writes retry until then.
+	hard     context.Context
+	hardStop context.CancelFunc
 }
 
 // job is one run this process executes.
@@ -45,12 +56,20 @@ type job struct {
 	timeout   time.Duration
 	ctx       context.Context
 	cancel    context.CancelCauseFunc
+
+	// Cluster mode: the claim the run executes under, the job it replaced
+	// in active (a zombie of the same run still draining), and done,
+	// closed when the job has finished.
+	claim *cluster.Claim
+	prev  *job
+	done  chan struct{}
 }
 
 func newRunner(s *Server) *Runner {
 	r := &Runner{s: s, maxQueued: s.cfg.MaxQueuedRuns, slots: make(chan struct{}, s.cfg.MaxConcurrentRuns),
 		active: map[string]*job{}}
 	r.base, r.stopAll = context.WithCancelCause(context.Background())
+	r.hard, r.hardStop = context.WithCancel(context.Background())
 	return r
 }
 
@@ -116,6 +135,9 @@ func (r *Runner) submit(ctx context.Context, p *prepared, c caller, submitted ti
 			r.unreserve()
 		}
 	}()
+	if s.node != nil && s.history.Degraded() {
+		return submitResult{}, false, errUnavailable("run history is degraded (database unreachable): a cluster accepts no runs until it answers; retry later")
+	}
 	uid, err := uuid.NewV7()
 	if err != nil {
 		return submitResult{}, false, err
@@ -144,6 +166,10 @@ func (r *Runner) submit(ctx context.Context, p *prepared, c caller, submitted ti
 			return submitResult{}, false, errConflict("idempotency key reused with a different payload")
 		}
 		claimed = true
+	}
+	if s.node != nil {
+		res, err := r.submitPending(ctx, p, c, runID, key, claimed, submitted)
+		return res, false, err
 	}
 	rec := history.NewQueuedRun(runID, req.Name, req.Labels, key, submitted)
 	rec.TimeoutSecs = req.TimeoutSecs
@@ -232,7 +258,7 @@ func (r *Runner) shutdown(ctx context.Context, grace, flushGrace time.Duration) 
 wait:
 	for {
 		r.mu.Lock()
-		idle := r.queued == 0 && r.inFlight == 0
+		idle := r.queued == 0 && r.inFlight == 0 && r.clusterJobs == 0
 		r.mu.Unlock()
 		if idle {
 			break
@@ -254,8 +280,10 @@ wait:
 	case <-done:
 		return nil
 	case <-t.C:
+		r.hardStop()
 		return errors.New("runs still running after the flush grace")
 	case <-ctx.Done():
+		r.hardStop()
 		return ctx.Err()
 	}
 }

@@ -28,6 +28,10 @@ func (s *Server) handleSubmit(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
+	if err := s.validateClusterSubmit(p); err != nil {
+		writeError(w, err)
+		return
+	}
 	res, _, err := s.runner.submit(r.Context(), p, callerOf(r), submitted)
 	if err != nil {
 		writeError(w, err)
@@ -130,7 +134,9 @@ func (s *Server) handleGetRun(w http.ResponseWriter, r *http.Request) {
 
 // handleCancelRun is POST /v1/runs/{id}/cancel: 202 when this process held
 // the run and fired its token, 404 unknown, 200 already terminal (or a run
-// that finished between the two checks).
+// that finished between the two checks). In cluster mode a run held by
+// another member is cancelled through the database (202): a pending run at
+// once, a running one by its owner within one poll.
 func (s *Server) handleCancelRun(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("id")
 	if s.runner.cancel(id) {
@@ -145,6 +151,10 @@ func (s *Server) handleCancelRun(w http.ResponseWriter, r *http.Request) {
 	}
 	if rec == nil {
 		writeError(w, errNotFound())
+		return
+	}
+	if s.node != nil && !rec.Status.IsTerminal() {
+		s.cancelInCluster(w, r, id)
 		return
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"run_id": id, "status": rec.Status})

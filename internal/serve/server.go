@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/faucet-hq/faucet/connector"
+	"github.com/faucet-hq/faucet/internal/cluster"
 	"github.com/faucet-hq/faucet/internal/history"
 )
 
@@ -86,6 +87,22 @@ type Config struct {
 	CORSOrigins []string
 	// NoUI is --no-ui: no web console.
 	NoUI bool
+	// Cluster enables cluster Mode A (--cluster) when set. History must
+	// then be a shared store that never serves runs or leases from memory
+	// (fallback.Store.Strict over Postgres).
+	Cluster *ClusterConfig
+}
+
+// ClusterConfig is the --cluster part of the configuration.
+type ClusterConfig struct {
+	// InstanceID is the owner id the history store stamps (history.Options).
+	InstanceID string
+	// Listen is the address heartbeated into the membership table.
+	Listen string
+	// PollInterval is --cluster-poll-secs (default 2 s).
+	PollInterval time.Duration
+	// MaxAttempts is --cluster-max-attempts (default 3).
+	MaxAttempts uint32
 }
 
 // Server is the faucet serve control plane.
@@ -96,6 +113,8 @@ type Server struct {
 	logger  *slog.Logger
 	metrics *metrics
 	runner  *Runner
+	// node is the cluster member (nil unless --cluster).
+	node    *cluster.Node
 	logs    *logHub
 	handler http.Handler
 	// callbacks is the completion-callback HTTP client.
@@ -169,7 +188,18 @@ func New(cfg Config) (*Server, error) {
 	}
 	s.callbacks = s.callbackClient()
 	s.runner = newRunner(s)
-	s.metrics = newMetrics(s, cfg.Version)
+	var clusterMetrics *cluster.Metrics
+	if c := cfg.Cluster; c != nil {
+		clusterMetrics = cluster.NewMetrics()
+		node, err := cluster.New(cluster.Config{Store: cfg.History, Runs: cfg.History, InstanceID: c.InstanceID,
+			Listen: c.Listen, Capacity: cfg.MaxConcurrentRuns, PollInterval: c.PollInterval, LeaseTTL: cfg.LeaseTTL,
+			MaxAttempts: c.MaxAttempts, Logger: cfg.Logger, Metrics: clusterMetrics}, clusterExecutor{s.runner})
+		if err != nil {
+			return nil, err
+		}
+		s.node = node
+	}
+	s.metrics = newMetrics(s, cfg.Version, clusterMetrics)
 	s.logs = newLogHub(s)
 	mux := s.buildMux(s.routes())
 	s.handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -227,9 +257,17 @@ func (s *Server) Handler() http.Handler { return s.handler }
 
 // Start recovers orphans left by a dead process (runs queued or running
 // whose lease expired are failed with the lease reason) and starts the
-// lease, maintenance and log-writer loops.
+// lease, maintenance and log-writer loops. In cluster mode the cluster node
+// replaces orphan recovery and the lease loop: it requeues what dead members
+// left and starts claiming.
 func (s *Server) Start(ctx context.Context) {
 	if !s.started.CompareAndSwap(false, true) {
+		return
+	}
+	if s.node != nil {
+		s.logs.start()
+		s.node.Start(ctx)
+		s.loop(maintenanceInterval(s.cfg.RetainTerminal, s.cfg.IdemRetention), s.maintenanceTick)
 		return
 	}
 	if n, err := s.history.RecoverOrphans(ctx); err != nil {
@@ -316,9 +354,15 @@ func (s *Server) maintenanceTick(ctx context.Context) {
 // streams and stops the background loops. The caller shuts the HTTP server
 // down afterwards and closes the history.
 func (s *Server) Shutdown(ctx context.Context) error {
+	if s.node != nil {
+		s.node.StopClaiming()
+	}
 	err := s.runner.shutdown(ctx, s.cfg.ShutdownGrace, s.cfg.FlushGrace)
 	s.callbacks.CloseIdleConnections()
 	s.closeOnce.Do(func() { close(s.closing) })
+	if s.node != nil {
+		s.node.Close()
+	}
 	s.loops.Wait()
 	s.logs.close()
 	return err
@@ -329,7 +373,15 @@ func (s *Server) Runner() *Runner { return s.runner }
 
 func (s *Server) now() time.Time { return time.Now().UTC() }
 
+// Cluster is the cluster member (nil unless --cluster).
+func (s *Server) Cluster() *cluster.Node { return s.node }
+
 // String describes the server for the startup log.
 func (s *Server) String() string {
-	return fmt.Sprintf("max_concurrent_runs=%d max_queued_runs=%d", s.cfg.MaxConcurrentRuns, s.cfg.MaxQueuedRuns)
+	out := fmt.Sprintf("max_concurrent_runs=%d max_queued_runs=%d", s.cfg.MaxConcurrentRuns, s.cfg.MaxQueuedRuns)
+	if s.node != nil {
+		st := s.node.Status()
+		out += fmt.Sprintf(" cluster_member=%s poll=%gs lease_ttl=%gs max_attempts=%d", st.InstanceID, st.PollSecs, st.LeaseTTL, st.MaxAttempts)
+	}
+	return out
 }

@@ -160,18 +160,7 @@ func (s *Server) prepare(req SubmitRequest, submitted time.Time) (*prepared, err
 		}
 		data, name = b, "serve.yaml"
 	}
-	opts := config.Options{Getenv: s.cfg.Getenv, Params: map[string]string{}}
-	for k, v := range req.Params {
-		switch x := v.(type) {
-		case string:
-			opts.Params[k] = x
-		case nil:
-			opts.Params[k] = ""
-		default:
-			b, _ := json.Marshal(x)
-			opts.Params[k] = string(b)
-		}
-	}
+	opts := config.Options{Getenv: s.cfg.Getenv, Params: paramStrings(req.Params)}
 	clock, clockOK := parseRunClock(req.Clock, submitted)
 	opts.Clock = clock
 	doc, err := config.LoadBytes(name, data, opts)
@@ -193,6 +182,24 @@ func (s *Server) prepare(req SubmitRequest, submitted time.Time) (*prepared, err
 	p.configFP = fp
 	p.fp = requestFingerprint(fp, req.Clock, req.TimeoutSecs, req.Labels)
 	return p, nil
+}
+
+// paramStrings renders request params as the text values the config layer
+// binds (strings as is, null as "", anything else as its JSON).
+func paramStrings(in map[string]any) map[string]string {
+	out := make(map[string]string, len(in))
+	for k, v := range in {
+		switch x := v.(type) {
+		case string:
+			out[k] = x
+		case nil:
+			out[k] = ""
+		default:
+			b, _ := json.Marshal(x)
+			out[k] = string(b)
+		}
+	}
+	return out
 }
 
 // parseRunClock is the request clock, else the submit time. A malformed

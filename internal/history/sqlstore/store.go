@@ -135,13 +135,45 @@ func connect(ctx context.Context, d Dialect, driverName, dsn string, memory bool
 		db.Close()
 		return nil, classify(what, err)
 	}
-	for _, stmt := range DDL {
-		if _, err := db.ExecContext(ctx, stmt); err != nil {
-			db.Close()
-			return nil, classify("creating run-history schema", err)
-		}
+	if err := createSchema(ctx, db, d); err != nil {
+		db.Close()
+		return nil, classify("creating run-history schema", err)
 	}
 	return &Store{db: db, d: d, st: newStmts(d), opts: opts}, nil
+}
+
+// schemaLockKey is the Postgres advisory lock that serializes schema
+// creation (the ASCII of "faucetdl").
+const schemaLockKey = 0x6661756365746c64
+
+// createSchema runs the DDL. On Postgres, CREATE TABLE IF NOT EXISTS is not
+// safe against a concurrent identical statement (the loser fails with 23505
+// on pg_type), which two cluster members starting together hit; the DDL runs
+// in one transaction holding an advisory lock, so the second waits and then
+// finds everything in place. SQLite serializes writers itself.
+func createSchema(ctx context.Context, db *sql.DB, d Dialect) error {
+	if d != Postgres {
+		for _, stmt := range DDL {
+			if _, err := db.ExecContext(ctx, stmt); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	tx, err := db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer func() { _ = tx.Rollback() }()
+	if _, err := tx.ExecContext(ctx, "SELECT pg_advisory_xact_lock($1)", int64(schemaLockKey)); err != nil {
+		return err
+	}
+	for _, stmt := range DDL {
+		if _, err := tx.ExecContext(ctx, stmt); err != nil {
+			return err
+		}
+	}
+	return tx.Commit()
 }
 
 // DB exposes the pool (tests close it to exercise failures).
