@@ -74,6 +74,29 @@ type BookmarkMerger interface {
 	MergeBookmark(committed, page Value) Value
 }
 
+// Committer is implemented by sources that hold their input until the sink
+// has it: a broker that redelivers what is not acknowledged (a JetStream
+// consumer). The engine calls Committed(ctx, seq), on the writer goroutine,
+// once every page whose Page.Seq is at most seq was written, the sink (and
+// the DLQ sink) flushed and the bookmark, if any, saved; the source may
+// then acknowledge those pages' messages. Pages emitted without records
+// count too, so a source waiting for acknowledgements can emit empty pages
+// to give the engine a chance to commit. The engine checkpoints at least
+// once per checkpoint interval while such pages flow. Pages are numbered in
+// the order Next returned them, from 0, so a source knows the number of
+// each page it emits by counting (it must not read Page.Seq of a page in
+// flight: the engine sets it on another goroutine).
+//
+// Committed is never called for pages that did not reach the sink for
+// good: not after a sink failure, not for staged overwrite rows before the
+// swap, and not at all in a dry run, a --limit run or with a read-only
+// state store (those runs keep nothing, so they must not consume input).
+// An error fails the run (a Retryable one is retried first); the pages
+// stay unacknowledged and are redelivered on a later run.
+type Committer interface {
+	Committed(ctx context.Context, seq uint64) error
+}
+
 // PageEncoder is implemented by sinks that serialize records to bytes. The
 // engine then encodes pages on worker goroutines and hands the bytes to
 // WriteEncoded in page order. EncodePage is first called for the stream's

@@ -22,7 +22,9 @@ type Page struct {
 
 	// Failed holds records that could not be decoded or transformed. The
 	// engine sends them to the dead-letter queue when one is configured and
-	// fails the run otherwise.
+	// fails the run otherwise. A sink may append the records it refused
+	// (Stage StageSink) during Write; the engine dead-letters those after
+	// the write and does not count them as written.
 	Failed []RecordError
 
 	// Bookmark, when non-nil, is the resume position after this page: once

@@ -15,4 +15,11 @@ import (
 	_ "github.com/faucet-hq/faucet/connectors/postgres"
 	_ "github.com/faucet-hq/faucet/connectors/redis"
 	_ "github.com/faucet-hq/faucet/connectors/sqlite"
+
+	// Message brokers.
+	_ "github.com/faucet-hq/faucet/connectors/nats"
+
+	// Web APIs.
+	_ "github.com/faucet-hq/faucet/connectors/http"
+	_ "github.com/faucet-hq/faucet/connectors/rest"
 )

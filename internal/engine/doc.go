@@ -26,6 +26,19 @@
 // stream and on cancellation; bookmarks in between are folded into the
 // pending one. A sink error never advances the bookmark.
 //
+// # Source commits
+//
+// A source that implements connector.Committer (a broker consumer that
+// redelivers unacknowledged messages) is told after each checkpoint which
+// pages are durable:
+//
+//	flush DLQ sink -> flush sink -> state.Put(bookmark) -> Source.Committed(last written page)
+//
+// Pages without a bookmark also trigger checkpoints for such a source, so
+// acknowledgements follow the sink by at most CheckpointEvery. Dry runs,
+// --limit runs and read-only state stores never commit; under overwrite
+// the commit waits for the swap.
+//
 // # Effectively-once
 //
 // With Row.ExactlyOnce every bookmarked page is written together with a
@@ -47,7 +60,10 @@
 // With a DLQ it is written there as an envelope (stage, connector, error,
 // original record or raw text, row id, timestamp) and the run goes on until
 // max_failures_total is exceeded; without one the run fails naming the
-// record. Errors a connector marks connector.Retryable are retried with
+// record. A sink may report records it refused (an HTTP endpoint's 400
+// for them) in Page.Failed during Write: they are dead-lettered the same
+// way right after the write and not counted as written. Errors a
+// connector marks connector.Retryable are retried with
 // exponential backoff and jitter (RetryPolicy); others fail the run.
 //
 // # Cancellation

@@ -144,5 +144,8 @@ func checkExactlyOnce(row Row) (connector.IdempotentSink, error) {
 	case row.DLQ != nil:
 		return nil, fmt.Errorf("delivery: exactly_once cannot be combined with a dlq")
 	}
+	if err := connector.CheckReplay(row.Source); err != nil {
+		return nil, fmt.Errorf("delivery: exactly_once: source %s cannot replay its pages from a bookmark: %w", row.SourceType, err)
+	}
 	return sink, nil
 }

@@ -128,3 +128,16 @@ func TestExactlyOnceRefusesWhatCannotHonourIt(t *testing.T) {
 		})
 	}
 }
+
+// CheckReplay: seqSource resumes after its bookmark, the last id emitted.
+func (s *seqSource) CheckReplay() error { return nil }
+
+func TestExactlyOnceRefusesASourceThatCannotReplay(t *testing.T) {
+	row := newRow(&seqSource{n: 10, size: 5}, nil, state.NewMemory())
+	row.Source = struct{ connector.Source }{row.Source} // hides CheckReplay
+	row.Sink, row.SinkType, row.ExactlyOnce = &tokenSink{}, "tokens", true
+	_, err := Run(context.Background(), row)
+	if err == nil || !strings.Contains(err.Error(), "does not replay deterministically from a bookmark") {
+		t.Fatalf("err = %v", err)
+	}
+}

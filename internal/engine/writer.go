@@ -18,6 +18,11 @@ type writer struct {
 	merger    connector.BookmarkMerger
 	overwrite connector.Overwriter // set when the sink stages the run for one swap
 	eo        *eoRun               // set under delivery: exactly_once
+	// committer is the source when it waits for commits (see
+	// connector.Committer); nil in runs that keep nothing.
+	committer   connector.Committer
+	uncommitted bool   // pages were written since the source was last told
+	lastSeq     uint64 // Seq of the last page written
 
 	pending    *connector.Value // bookmark of written pages not yet saved
 	saved      *connector.Value // bookmark saved last
@@ -34,6 +39,10 @@ func newWriter(row Row, resume *connector.Value) *writer {
 	w.merger, _ = row.Source.(connector.BookmarkMerger)
 	if ow, ok := row.Sink.(connector.Overwriter); ok && ow.Overwriting() {
 		w.overwrite = ow
+	}
+	_, dryRun := row.Sink.(*CountingSink)
+	if c, ok := row.Source.(connector.Committer); ok && !dryRun && row.Limit == 0 && !state.IsReadOnly(row.State) {
+		w.committer = c
 	}
 	return w
 }
@@ -150,10 +159,15 @@ func (w *writer) handle(ctx, fctx context.Context, it *work) (done bool, err err
 		if err != nil {
 			return false, &sinkFailure{fmt.Errorf("sink %s: %w", w.row.SinkType, err)}
 		}
-		w.written += int64(len(p.Records))
-		w.row.Stats.Written.Add(int64(len(p.Records)))
+		refused, err := w.refused(fctx, p)
+		if err != nil {
+			return false, err
+		}
+		w.written += int64(len(p.Records) - refused)
+		w.row.Stats.Written.Add(int64(len(p.Records) - refused))
 	}
 	w.row.Stats.Pages.Add(1)
+	w.wrote(p)
 	if p.Bookmark != nil && !w.limitHit {
 		w.foldBookmark(*p.Bookmark)
 	}
@@ -163,12 +177,35 @@ func (w *writer) handle(ctx, fctx context.Context, it *work) (done bool, err err
 		}
 		return false, fmt.Errorf("dead-letter limit exceeded: %d records failed (max_failures_total %d)", w.dlq, w.row.DLQ.MaxTotal)
 	}
-	if w.pending != nil && time.Since(w.lastSave) >= w.row.CheckpointEvery {
+	if (w.pending != nil || w.uncommitted) && time.Since(w.lastSave) >= w.row.CheckpointEvery {
 		if err := w.checkpoint(fctx); err != nil {
 			return false, err
 		}
 	}
 	return done, nil
+}
+
+// refused sends the records a sink reported in p.Failed during Write (an
+// HTTP endpoint answering 400 for them) to the DLQ, or fails the run with
+// the first one when there is no DLQ. Source and transform failures were
+// taken off the page before the write, so these are the sink's.
+func (w *writer) refused(ctx context.Context, p *connector.Page) (int, error) {
+	if len(p.Failed) == 0 {
+		return 0, nil
+	}
+	failed := make([]failure, len(p.Failed))
+	for i, f := range p.Failed {
+		failed[i] = failure{local: -1, err: f}
+	}
+	p.Failed = nil
+	return len(failed), w.deadLetter(ctx, failed)
+}
+
+// wrote notes that page p is in the sink, for the source's next commit.
+func (w *writer) wrote(p *connector.Page) {
+	if w.committer != nil && !w.limitHit {
+		w.uncommitted, w.lastSeq = true, p.Seq
+	}
 }
 
 func (w *writer) foldBookmark(b connector.Value) {
@@ -208,6 +245,7 @@ func (w *writer) writeExactlyOnce(ctx, fctx context.Context, p *connector.Page) 
 		w.row.Stats.Written.Add(int64(len(p.Records)))
 	}
 	w.row.Stats.Pages.Add(1)
+	w.wrote(p)
 	w.pending, w.eo.savedSeq = &bm, w.eo.seq
 	if time.Since(w.lastSave) >= w.row.CheckpointEvery {
 		return w.checkpoint(fctx)
@@ -221,18 +259,41 @@ func (w *writer) logRetry(what string) func(int, error, time.Duration) {
 	}
 }
 
-// checkpoint flushes the DLQ and the sink, then saves the pending bookmark.
+// checkpoint flushes the DLQ and the sink, saves the pending bookmark,
+// then tells a committing source which pages are done.
 func (w *writer) checkpoint(ctx context.Context) error {
 	if err := w.flush(ctx); err != nil {
 		return &sinkFailure{err}
 	}
-	if w.pending == nil || w.row.State == nil || w.overwrite != nil {
+	if w.overwrite != nil {
 		// Under overwrite the data is staged until the end: a bookmark
-		// saved now could outlive a staging table that never lands.
+		// saved (or input acknowledged) now could outlive a staging table
+		// that never lands.
 		w.lastSave = time.Now()
 		return nil
 	}
-	return w.saveBookmark(ctx)
+	if w.pending == nil || w.row.State == nil {
+		w.lastSave = time.Now()
+	} else if err := w.saveBookmark(ctx); err != nil {
+		return err
+	}
+	return w.commitSource(ctx)
+}
+
+// commitSource tells a connector.Committer source that every page up to
+// the last one written is durable.
+func (w *writer) commitSource(ctx context.Context) error {
+	if w.committer == nil || !w.uncommitted {
+		return nil
+	}
+	err := w.row.Retry.do(ctx, func() error { return w.committer.Committed(ctx, w.lastSeq) }, w.logRetry("source commit"))
+	if err != nil {
+		// Written and saved, but not acknowledged: the source redelivers
+		// those pages on a later run. No further checkpoint is attempted.
+		return &sinkFailure{fmt.Errorf("source %s: commit pages up to %d: %w", w.row.SourceType, w.lastSeq, err)}
+	}
+	w.uncommitted = false
+	return nil
 }
 
 // saveBookmark puts the pending bookmark in the state store.
@@ -285,7 +346,10 @@ func (w *writer) finish(ctx context.Context) error {
 	if err := w.overwrite.CommitOverwrite(ctx); err != nil {
 		return w.abortOverwrite(ctx, &sinkFailure{fmt.Errorf("sink %s: commit overwrite: %w", w.row.SinkType, err)})
 	}
-	return w.saveBookmark(ctx)
+	if err := w.saveBookmark(ctx); err != nil {
+		return err
+	}
+	return w.commitSource(ctx)
 }
 
 // abortOverwrite drops the staged contents and returns cause.
@@ -313,7 +377,8 @@ func (w *writer) stop(ctx context.Context, cause error) error {
 	return cause
 }
 
-// sinkFailure marks errors after which the sink must not be flushed again.
+// sinkFailure marks errors after which the sink must not be flushed again
+// (nor a checkpoint attempted: a failed source commit is one too).
 type sinkFailure struct{ err error }
 
 func (e *sinkFailure) Error() string { return e.err.Error() }

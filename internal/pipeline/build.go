@@ -128,6 +128,9 @@ func checkExactlyOnce(inv config.Invocation, row engine.Row) error {
 	if inv.DLQ != nil {
 		return fmt.Errorf("row %s: delivery: exactly_once cannot be combined with a dlq", inv.ID)
 	}
+	if err := connector.CheckReplay(row.Source); err != nil {
+		return fmt.Errorf("row %s: delivery: exactly_once: source %s cannot replay its pages from a bookmark: %w", inv.ID, inv.Source.Type, err)
+	}
 	return nil
 }
 
