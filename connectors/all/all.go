@@ -17,6 +17,7 @@ import (
 	_ "github.com/faucet-hq/faucet/connectors/sqlite"
 
 	// Message brokers.
+	_ "github.com/faucet-hq/faucet/connectors/kafka"
 	_ "github.com/faucet-hq/faucet/connectors/nats"
 
 	// Web APIs.

@@ -138,7 +138,7 @@ func checkExactlyOnce(row Row) (connector.IdempotentSink, error) {
 	sink, ok := row.Sink.(connector.IdempotentSink)
 	switch {
 	case !ok:
-		return nil, fmt.Errorf("delivery: exactly_once: sink %s cannot commit a watermark with its rows (sqlite, postgres, mysql and redis sinks can)", row.SinkType)
+		return nil, fmt.Errorf("delivery: exactly_once: sink %s cannot commit a watermark with its rows (sqlite, postgres, mysql, redis and kafka sinks can)", row.SinkType)
 	case row.State == nil:
 		return nil, fmt.Errorf("delivery: exactly_once needs a durable state store (state: file, sqlite, postgres or redis)")
 	case row.DLQ != nil:

@@ -120,7 +120,7 @@ func build(doc *config.Document, inv config.Invocation, opts Options, openStore 
 // (the engine checks the same again when it runs the row).
 func checkExactlyOnce(inv config.Invocation, row engine.Row) error {
 	if _, ok := row.Sink.(connector.IdempotentSink); !ok {
-		return fmt.Errorf("row %s: delivery: exactly_once: sink %s cannot commit a watermark with its rows (sqlite, postgres, mysql and redis sinks can)", inv.ID, inv.Sink.Type)
+		return fmt.Errorf("row %s: delivery: exactly_once: sink %s cannot commit a watermark with its rows (sqlite, postgres, mysql, redis and kafka sinks can)", inv.ID, inv.Sink.Type)
 	}
 	if inv.State == nil || inv.State.Type == "memory" {
 		return fmt.Errorf("row %s: delivery: exactly_once needs a durable state store (state: file, sqlite, postgres or redis)", inv.ID)

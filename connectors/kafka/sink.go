@@ -1,0 +1,266 @@
+package kafka
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+
+	"github.com/faucet-hq/faucet/connector"
+	"github.com/twmb/franz-go/pkg/kgo"
+)
+
+// Sink produces each record as one message and makes them durable on
+// Flush (every message acknowledged with the configured acks):
+// at-least-once. Under delivery: exactly_once the engine writes
+// bookmarked pages with WriteIdempotent instead (eo.go, doc.go).
+type Sink struct {
+	cfg SinkConfig
+	log *slog.Logger
+	cl  *kgo.Client
+
+	topicPath, keyPath, partitionPath, headersPath []string
+
+	mu     sync.Mutex
+	failed error // the first message the brokers did not take
+
+	// tx is the transactional producer of delivery: exactly_once, made
+	// on first use for txScope (eo.go).
+	tx      *kgo.Client
+	txScope string
+}
+
+var _ connector.Sink = (*Sink)(nil)
+
+func newSink(c connector.Config) (connector.Sink, error) {
+	s := &Sink{}
+	if err := c.Decode(&s.cfg); err != nil {
+		return nil, err
+	}
+	// The paths were checked by Validate.
+	s.topicPath, _ = optPath(s.cfg.Topic.Path)
+	s.keyPath, _ = optPath(s.cfg.KeyPath)
+	s.partitionPath, _ = optPath(s.cfg.PartitionPath)
+	s.headersPath, _ = optPath(s.cfg.HeadersPath)
+	return s, nil
+}
+
+func optPath(p string) ([]string, error) {
+	if p == "" {
+		return nil, nil
+	}
+	return parsePath("", p)
+}
+
+// Open connects and, for a fixed topic, checks that it exists.
+func (s *Sink) Open(ctx context.Context, opts connector.SinkOptions) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	s.log = opts.Logger
+	if s.log == nil {
+		s.log = slog.New(slog.DiscardHandler)
+	}
+	octx, cancel := context.WithTimeout(ctx, secs(s.cfg.OpenTimeout))
+	defer cancel()
+	cl, err := newClient(octx, s.cfg.Brokers, s.log, s.producerOpts()...)
+	if err != nil {
+		return err
+	}
+	s.cl = cl
+	if s.cfg.Topic.Type == "fixed" {
+		if _, err := partitions(octx, cl, []string{s.cfg.Topic.Name}); err != nil {
+			s.Close()
+			return err
+		}
+	}
+	return nil
+}
+
+func (s *Sink) producerOpts() []kgo.Opt {
+	opts := []kgo.Opt{
+		kgo.ClientID("faucet"),
+		kgo.ProducerLinger(secs(s.cfg.Linger)),
+		kgo.RecordDeliveryTimeout(secs(s.cfg.MessageTimeout)),
+		kgo.ProducerBatchCompression(codec(s.cfg.Compression)),
+	}
+	switch s.cfg.Acks {
+	case "none":
+		opts = append(opts, kgo.RequiredAcks(kgo.NoAck()))
+	case "leader":
+		opts = append(opts, kgo.RequiredAcks(kgo.LeaderAck()))
+	default:
+		opts = append(opts, kgo.RequiredAcks(kgo.AllISRAcks()))
+	}
+	if !s.cfg.Idempotent {
+		opts = append(opts, kgo.DisableIdempotentWrite())
+	}
+	if s.partitionPath != nil {
+		opts = append(opts, kgo.RecordPartitioner(kgo.ManualPartitioner()))
+	}
+	return opts
+}
+
+func codec(name string) kgo.CompressionCodec {
+	switch name {
+	case "gzip":
+		return kgo.GzipCompression()
+	case "snappy":
+		return kgo.SnappyCompression()
+	case "lz4":
+		return kgo.Lz4Compression()
+	case "zstd":
+		return kgo.ZstdCompression()
+	}
+	return kgo.NoCompression()
+}
+
+// Write hands the page's records to the producer, in order. Every record
+// is turned into a message first, so a bad record fails the page before
+// any of it is sent. Delivery is confirmed by Flush; a delivery failure
+// of an earlier page fails this Write.
+func (s *Sink) Write(ctx context.Context, p *connector.Page) error {
+	if s.cl == nil {
+		return errors.New("kafka: sink is not open")
+	}
+	if err := s.err(); err != nil {
+		return err
+	}
+	msgs, err := s.messages(p)
+	if err != nil {
+		return err
+	}
+	seq := p.Seq
+	for i, m := range msgs {
+		s.cl.Produce(ctx, m, func(m *kgo.Record, err error) {
+			if err != nil {
+				s.fail(fmt.Errorf("kafka: record %d of page %d to topic %q: %w", i+1, seq, m.Topic, err))
+			}
+		})
+	}
+	return ctx.Err()
+}
+
+// messages builds the messages of a page's records.
+func (s *Sink) messages(p *connector.Page) ([]*kgo.Record, error) {
+	msgs := make([]*kgo.Record, len(p.Records))
+	for i := range p.Records {
+		m, err := s.message(&p.Records[i])
+		if err != nil {
+			return nil, fmt.Errorf("kafka: record %d of page %d: %w", i+1, p.Seq, err)
+		}
+		msgs[i] = m
+	}
+	return msgs, nil
+}
+
+func (s *Sink) fail(err error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.failed == nil {
+		s.failed = err
+	}
+}
+
+func (s *Sink) err() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.failed
+}
+
+// Flush waits until every message produced so far is acknowledged (or
+// failed: the first failure is returned, and stays: the run fails and a
+// rerun sends again from the last saved bookmark).
+func (s *Sink) Flush(ctx context.Context) error {
+	if s.cl == nil {
+		return errors.New("kafka: sink is not open")
+	}
+	if err := s.cl.Flush(ctx); err != nil {
+		return fmt.Errorf("kafka: flush: %w", err)
+	}
+	return s.err()
+}
+
+// Close disconnects; messages not flushed are failed.
+func (s *Sink) Close() error {
+	if s.tx != nil {
+		s.tx.Close()
+		s.tx = nil
+	}
+	if s.cl != nil {
+		s.cl.Close()
+		s.cl = nil
+	}
+	return nil
+}
+
+// message builds the message of one record.
+func (s *Sink) message(r *connector.Record) (*kgo.Record, error) {
+	m := &kgo.Record{Topic: s.cfg.Topic.Name, Value: connector.AppendRecordJSON(nil, *r)}
+	if s.topicPath != nil {
+		v, ok := r.Lookup(s.topicPath)
+		if !ok || v.Kind() != connector.KindString {
+			return nil, fmt.Errorf("topic path %s: want a string, got %s", s.cfg.Topic.Path, kindOf(v, ok))
+		}
+		if err := checkTopic(s.cfg.Topic.Path, v.AsString()); err != nil {
+			return nil, err
+		}
+		m.Topic = v.AsString()
+	}
+	if s.keyPath != nil {
+		if v, ok := r.Lookup(s.keyPath); ok && !v.IsNull() {
+			m.Key = []byte(v.Text())
+		}
+	}
+	if s.partitionPath != nil {
+		v, ok := r.Lookup(s.partitionPath)
+		if !ok || v.Kind() != connector.KindInt || v.AsInt() < 0 || v.AsInt() > 1<<31-1 {
+			return nil, fmt.Errorf("partition_path %s: want a partition number, got %s", s.cfg.PartitionPath, kindOf(v, ok))
+		}
+		m.Partition = int32(v.AsInt())
+	}
+	if s.headersPath != nil {
+		if err := s.headers(r, m); err != nil {
+			return nil, err
+		}
+	}
+	return m, nil
+}
+
+func (s *Sink) headers(r *connector.Record, m *kgo.Record) error {
+	v, ok := r.Lookup(s.headersPath)
+	if !ok || v.IsNull() {
+		return nil
+	}
+	if v.Kind() != connector.KindObject {
+		return fmt.Errorf("headers_path %s: want an object, got %s", s.cfg.HeadersPath, v.Kind())
+	}
+	for _, f := range v.AsObject().Fields {
+		vals := []connector.Value{f.Value}
+		switch f.Value.Kind() {
+		case connector.KindArray:
+			vals = f.Value.AsArray()
+		case connector.KindObject:
+			return fmt.Errorf("headers_path %s: header %q is an object, want a string or a list of strings", s.cfg.HeadersPath, f.Key)
+		}
+		for _, e := range vals {
+			if k := e.Kind(); k == connector.KindObject || k == connector.KindArray {
+				return fmt.Errorf("headers_path %s: header %q has a value of type %s, want strings", s.cfg.HeadersPath, f.Key, k)
+			}
+			m.Headers = append(m.Headers, kgo.RecordHeader{Key: f.Key, Value: []byte(e.Text())})
+		}
+	}
+	return nil
+}
+
+// kindOf describes a looked-up value for an error message.
+func kindOf(v connector.Value, ok bool) string {
+	if !ok {
+		return "nothing (missing)"
+	}
+	if v.Kind() == connector.KindInt || v.Kind() == connector.KindString {
+		return fmt.Sprintf("%s %s", v.Kind(), v)
+	}
+	return v.Kind().String()
+}
