@@ -1,8 +1,10 @@
 package mysql
 
 import (
+	"bytes"
 	"strconv"
 	"strings"
+	"unsafe"
 
 	"github.com/faucet-hq/faucet/connector"
 	"github.com/faucet-hq/faucet/connectors/internal/sqlutil"
@@ -49,36 +51,48 @@ func kindOf(typ string) colKind {
 }
 
 // decode turns one text-protocol value into a faucet value.
-func decode(b []byte, k colKind) connector.Value {
+func decode(b []byte, k colKind) connector.Value { return decodeIn(nil, b, k) }
+
+var (
+	dateSep = []byte("T")
+	utcMark = []byte("Z")
+)
+
+// decodeIn is decode with the value's text kept in a page's arena (b is
+// the driver's buffer: it is copied, never kept).
+func decodeIn(a *sqlutil.Arena, b []byte, k colKind) connector.Value {
 	if b == nil {
 		return connector.Null()
 	}
-	s := string(b)
+	view := unsafe.String(unsafe.SliceData(b), len(b)) // only parsed, never kept
 	switch k {
 	case kindInt:
-		if n, err := strconv.ParseInt(s, 10, 64); err == nil {
+		if n, err := strconv.ParseInt(view, 10, 64); err == nil {
 			return connector.Int(n)
 		}
 	case kindUint:
-		if n, err := strconv.ParseInt(s, 10, 64); err == nil {
+		if n, err := strconv.ParseInt(view, 10, 64); err == nil {
 			return connector.Int(n)
 		}
-		return connector.String(s) // above int64: exact text
+		return connector.String(a.String(b)) // above int64: exact text
 	case kindFloat:
-		if f, err := strconv.ParseFloat(s, 64); err == nil {
+		if f, err := strconv.ParseFloat(view, 64); err == nil {
 			return connector.Float(f)
 		}
 	case kindDateTime, kindTimestamp:
-		if strings.HasPrefix(s, "0000-00-00") {
+		if strings.HasPrefix(view, "0000-00-00") {
 			return connector.Null() // MySQL's zero date
 		}
-		s = strings.Replace(s, " ", "T", 1)
-		if k == kindTimestamp && len(s) > 10 {
-			s += "Z" // the session runs in UTC
+		var z []byte
+		if k == kindTimestamp && len(b) > 10 {
+			z = utcMark // the session runs in UTC
 		}
-		return connector.String(s)
+		if i := bytes.IndexByte(b, ' '); i >= 0 {
+			return connector.String(a.Concat(b[:i], dateSep, b[i+1:], z))
+		}
+		return connector.String(a.Concat(b, z))
 	case kindJSON:
-		if v, err := connector.ParseJSON(b); err == nil {
+		if v, err := a.ParseJSON(b); err == nil {
 			return v
 		}
 	case kindBinary:
@@ -90,5 +104,5 @@ func decode(b []byte, k colKind) connector.Value {
 		}
 		return connector.Int(n)
 	}
-	return connector.String(s)
+	return connector.String(a.String(b))
 }

@@ -73,6 +73,11 @@ type Sink struct {
 	colAt   map[string]int
 	exists  bool
 	staging bool
+	// uncertain is set when a write failed with the connection: its
+	// commit may have happened (see alreadyCommitted in connlost.go).
+	uncertain bool
+	// stmt and scratch are reused by every INSERT the sink writes (write.go).
+	stmt, scratch []byte
 }
 
 func newSink(c connector.Config) (connector.Sink, error) {
@@ -124,7 +129,7 @@ func (s *Sink) Write(ctx context.Context, p *connector.Page) error {
 	if len(p.Records) == 0 {
 		return nil
 	}
-	return s.write(ctx, p, nil)
+	return s.writeFailed(ctx, s.write(ctx, p, nil))
 }
 
 // write writes the page; also, when non-nil, runs in the same transaction.
@@ -146,7 +151,7 @@ func (s *Sink) write(ctx context.Context, p *connector.Page, also func(*sql.Tx) 
 	}
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
-		return fmt.Errorf("mysql: begin: %s", redactErr(s.url, err))
+		return fmt.Errorf("mysql: begin: %w", redacted(s.url, err))
 	}
 	defer tx.Rollback()
 	if len(p.Records) > 0 {
@@ -160,7 +165,7 @@ func (s *Sink) write(ctx context.Context, p *connector.Page, also func(*sql.Tx) 
 		}
 	}
 	if err := tx.Commit(); err != nil {
-		return fmt.Errorf("mysql: commit into %s: %s", quote(s.table), redactErr(s.url, err))
+		return fmt.Errorf("mysql: commit into %s: %w", quote(s.table), redacted(s.url, err))
 	}
 	return nil
 }

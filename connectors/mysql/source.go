@@ -13,15 +13,16 @@ import (
 
 // SourceConfig is the `config:` of a mysql source.
 type SourceConfig struct {
-	ConnectionURL  connector.Secret `json:"connection_url" doc:"mysql://user:password@host:port/db (or a go-sql-driver DSN user:password@tcp(host:port)/db)."`
-	URL            connector.Secret `json:"url" doc:"Alias of connection_url."`
-	Query          string           `json:"query" doc:"SQL query to read; ? for params. Exclusive with table."`
-	Table          string           `json:"table" doc:"Table to read (all columns, or columns). Exclusive with query."`
-	Columns        []string         `json:"columns" doc:"Columns to read from table (default all)."`
-	Params         []any            `json:"params" doc:"Positional bind parameters of query."`
-	BatchSize      int              `json:"batch_size" default:"1000" doc:"Rows per page."`
-	ReplicationKey string           `json:"replication_key" doc:"Column ordering rows for incremental reads: rows are read in its order and only those above the saved bookmark (the last key read) are emitted."`
-	MaxConnections int              `json:"max_connections" doc:"Accepted for compatibility with faucet-cli 1.x; the source uses one connection."`
+	ConnectionURL  connector.Secret     `json:"connection_url" doc:"mysql://user:password@host:port/db (or a go-sql-driver DSN user:password@tcp(host:port)/db)."`
+	URL            connector.Secret     `json:"url" doc:"Alias of connection_url."`
+	Query          string               `json:"query" doc:"SQL query to read; ? for params. Exclusive with table."`
+	Table          string               `json:"table" doc:"Table to read (all columns, or columns). Exclusive with query."`
+	Columns        []string             `json:"columns" doc:"Columns to read from table (default all)."`
+	Params         []any                `json:"params" doc:"Positional bind parameters of query."`
+	BatchSize      int                  `json:"batch_size" default:"1000" doc:"Rows per page."`
+	ReplicationKey string               `json:"replication_key" doc:"Column ordering rows for incremental reads: rows are read in its order and only those above the saved bookmark (the last key read) are emitted."`
+	MaxConnections int                  `json:"max_connections" doc:"Accepted for compatibility with faucet-cli 1.x; the source uses one connection."`
+	Shard          *sqlutil.ShardConfig `json:"shard" doc:"Make the source shardable in cluster mode: {key: integer column}; each shard reads one range of the key."`
 }
 
 // Validate checks the rules the struct tags cannot express.
@@ -33,17 +34,7 @@ func (c *SourceConfig) Validate() error {
 	if err := checkURL(key, raw); err != nil {
 		return err
 	}
-	if (strings.TrimSpace(c.Query) == "") == (strings.TrimSpace(c.Table) == "") {
-		return connector.ConfigErrorf("query", "give exactly one of query and table")
-	}
-	if len(c.Columns) > 0 && c.Table == "" {
-		return connector.ConfigErrorf("columns", "only applies with table")
-	}
-	if c.BatchSize < 1 || c.BatchSize > connector.MaxPageSize {
-		return connector.ConfigErrorf("batch_size", "must be between 1 and %d, got %d", connector.MaxPageSize, c.BatchSize)
-	}
-	_, err = sqlutil.ParamArgs(c.Params)
-	return err
+	return sqlutil.CheckRead(c.Query, c.Table, c.Columns, c.BatchSize, c.Params, c.Shard)
 }
 
 // Source streams the rows of one query (the driver reads rows off the
@@ -55,9 +46,12 @@ type Source struct {
 	rows  *sql.Rows
 	cols  []string
 	kinds []colKind
+	read  sqlutil.Read
 	keyAt int
 	row   int64
 	done  bool
+	re    reread // to read on after a dropped connection (connlost.go)
+	bufs  sqlutil.PageBufs
 }
 
 func newSource(c connector.Config) (connector.Source, error) {
@@ -66,6 +60,13 @@ func newSource(c connector.Config) (connector.Source, error) {
 		return nil, err
 	}
 	s.url, _, _ = pickURL(s.cfg.ConnectionURL, s.cfg.URL)
+	args, _ := sqlutil.ParamArgs(s.cfg.Params)
+	s.read = sqlutil.Read{Dialect: sqlutil.MySQL, Query: s.cfg.Query, Table: s.cfg.Table,
+		Columns: s.cfg.Columns, Args: args, ReplicationKey: s.cfg.ReplicationKey}
+	if s.cfg.Shard != nil {
+		s.read.ShardKey = s.cfg.Shard.Key
+		return sharded(s), nil
+	}
 	return s, nil
 }
 
@@ -78,38 +79,18 @@ func (s *Source) DatasetURI() string {
 }
 
 func (s *Source) what() string {
+	w := fmt.Sprintf("query %q", s.cfg.Query)
 	if s.cfg.Table != "" {
-		return "table " + quote(s.cfg.Table)
+		w = "table " + quote(s.cfg.Table)
 	}
-	return fmt.Sprintf("query %q", s.cfg.Query)
+	if s.read.Shard != nil {
+		w += " (" + s.read.Shard.String() + ")"
+	}
+	return w
 }
 
 func (s *Source) statement(start *connector.Value) (string, []any) {
-	args, _ := sqlutil.ParamArgs(s.cfg.Params)
-	var q string
-	if s.cfg.Table != "" {
-		cols := "*"
-		if len(s.cfg.Columns) > 0 {
-			qc := make([]string, len(s.cfg.Columns))
-			for i, c := range s.cfg.Columns {
-				qc[i] = quote(c)
-			}
-			cols = strings.Join(qc, ", ")
-		}
-		q = "SELECT " + cols + " FROM " + quote(s.cfg.Table)
-	} else {
-		q = strings.TrimRight(strings.TrimSpace(s.cfg.Query), ";")
-	}
-	if s.cfg.ReplicationKey == "" {
-		return q, args
-	}
-	key := quote(s.cfg.ReplicationKey)
-	q = "SELECT * FROM (" + q + ") AS _faucet_src"
-	if start != nil && !start.IsNull() {
-		q += " WHERE " + key + " > ?"
-		args = append(args, bookmarkArg(*start))
-	}
-	return q + " ORDER BY " + key, args
+	return s.read.Statement(start, bookmarkArg)
 }
 
 // bookmarkArg binds a saved key; RFC 3339 text goes back to MySQL's
@@ -133,10 +114,15 @@ func (s *Source) Open(ctx context.Context, opts connector.SourceOptions) error {
 		return err
 	}
 	s.db = db
+	if err := db.PingContext(ctx); err != nil {
+		s.Close()
+		return fmt.Errorf("mysql: connect to %s: %s", sqlutil.RedactURL(s.url), redactErr(s.url, err))
+	}
 	var start *connector.Value
 	if s.cfg.ReplicationKey != "" {
 		start = opts.StartBookmark
 	}
+	s.re.start = start
 	var isJSON map[string]bool
 	if s.cfg.Table != "" { // before the query: the one connection is busy afterwards
 		isJSON = mariaJSONColumns(ctx, db, s.cfg.Table)
@@ -177,6 +163,11 @@ func (s *Source) Next(ctx context.Context) (*connector.Page, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
+	if s.re.lost {
+		if err := s.reopen(ctx); err != nil {
+			return nil, err
+		}
+	}
 	if s.done || s.rows == nil {
 		return nil, io.EOF
 	}
@@ -186,14 +177,17 @@ func (s *Source) Next(ctx context.Context) (*connector.Page, error) {
 	for i := range raw {
 		ptrs[i] = &raw[i]
 	}
-	recs := make([]connector.Record, 0, min(s.cfg.BatchSize, 4096))
-	fields := make([]connector.Field, 0, n*cap(recs))
+	if s.bufs == nil {
+		s.bufs = sqlutil.NewPageBufs()
+	}
+	pb := s.bufs.Get(min(s.cfg.BatchSize, 4096), n) // reused once the engine released its page
+	recs, fields, arena := pb.Recs, pb.Fields, &pb.Arena
 	for len(recs) < s.cfg.BatchSize {
 		if !s.rows.Next() {
-			s.done = true
 			if err := s.rows.Err(); err != nil {
-				return nil, fmt.Errorf("mysql: read %s after row %d: %s", s.what(), s.row, redactErr(s.url, err))
+				return nil, s.readFailed(ctx, err)
 			}
+			s.done = true
 			break
 		}
 		s.row++
@@ -201,21 +195,24 @@ func (s *Source) Next(ctx context.Context) (*connector.Page, error) {
 			return nil, fmt.Errorf("mysql: %s: row %d: %w", s.what(), s.row, err)
 		}
 		if len(fields)+n > cap(fields) {
-			fields = make([]connector.Field, 0, n*cap(recs))
+			fields = make([]connector.Field, 0, n*max(cap(recs), 1))
 		}
 		start := len(fields)
 		for i, b := range raw {
-			fields = append(fields, connector.Field{Key: s.cols[i], Value: decode(b, s.kinds[i])})
+			fields = append(fields, connector.Field{Key: s.cols[i], Value: decodeIn(arena, b, s.kinds[i])})
 		}
 		recs = append(recs, connector.Record{Fields: fields[start:len(fields):len(fields)]})
 	}
 	if len(recs) == 0 {
+		s.bufs.Put(pb)
 		return nil, io.EOF
 	}
-	p := &connector.Page{Records: recs}
+	pb.Recs, pb.Fields = recs, fields
+	p := &connector.Page{Records: recs, Release: func() { s.bufs.Put(pb) }}
 	if s.keyAt >= 0 {
 		b := recs[len(recs)-1].Fields[s.keyAt].Value
 		p.Bookmark = &b
+		s.emitted(b)
 	}
 	return p, nil
 }

@@ -73,7 +73,7 @@ func sqlType(t sqlutil.ColType, key bool) string {
 
 func (s *Sink) exec(ctx context.Context, what, q string) error {
 	if _, err := s.db.ExecContext(ctx, q); err != nil {
-		return fmt.Errorf("mysql: %s: %s", what, redactErr(s.url, err))
+		return fmt.Errorf("mysql: %s: %w", what, redacted(s.url, err))
 	}
 	return nil
 }

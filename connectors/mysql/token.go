@@ -26,17 +26,20 @@ func (s *Sink) ensureTokenTable(ctx context.Context) error {
 // WriteIdempotent writes the page and records token for scope in the same
 // transaction. A page with no records only records the token.
 func (s *Sink) WriteIdempotent(ctx context.Context, p *connector.Page, scope, token string) error {
-	if err := s.ensureTokenTable(ctx); err != nil {
+	if done, err := s.alreadyCommitted(ctx, scope, token); done || err != nil {
 		return err
 	}
-	return s.write(ctx, p, func(tx *sql.Tx) error {
+	if err := s.ensureTokenTable(ctx); err != nil {
+		return s.writeFailed(ctx, err)
+	}
+	return s.writeFailed(ctx, s.write(ctx, p, func(tx *sql.Tx) error {
 		_, err := tx.ExecContext(ctx, "INSERT INTO "+tokenTable+" (scope, token, updated_at) VALUES (?, ?, CURRENT_TIMESTAMP(6))"+
 			" ON DUPLICATE KEY UPDATE token = VALUES(token), updated_at = VALUES(updated_at)", sqlutil.ShortScope(scope, 255), token)
 		if err != nil {
-			return fmt.Errorf("mysql: record commit token for %q: %s", scope, redactErr(s.url, err))
+			return fmt.Errorf("mysql: record commit token for %q: %w", scope, redacted(s.url, err))
 		}
 		return nil
-	})
+	}))
 }
 
 // LastCommittedToken returns the token last committed for scope.
@@ -50,7 +53,7 @@ func (s *Sink) LastCommittedToken(ctx context.Context, scope string) (string, bo
 		return "", false, nil
 	}
 	if err != nil {
-		return "", false, fmt.Errorf("mysql: read commit token for %q: %s", scope, redactErr(s.url, err))
+		return "", false, fmt.Errorf("mysql: read commit token for %q: %w", scope, redacted(s.url, err))
 	}
 	return tok, true, nil
 }

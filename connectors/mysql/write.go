@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strings"
 	"time"
+	"unsafe"
 
 	"github.com/faucet-hq/faucet/connector"
 	"github.com/faucet-hq/faucet/connectors/internal/sqlutil"
@@ -51,9 +52,13 @@ func (s *Sink) insertRows(ctx context.Context, tx *sql.Tx, recs []connector.Reco
 			return err
 		}
 		for _, c := range sqlutil.Chunk(len(batch), len(cols), maxParams, 0) {
-			q, args := s.insertSQL(tbl, cols, batch[c[0]:c[1]], upsert)
+			q, args := s.insertText(tbl, cols, batch[c[0]:c[1]], upsert)
+			if q == "" { // a big statement: bound, so that the driver may prepare it
+				q, args = s.insertSQL(tbl, cols, batch[c[0]:c[1]], upsert)
+			}
 			if _, err := tx.ExecContext(ctx, q, args...); err != nil {
-				return fmt.Errorf("mysql: insert into %s (records %d-%d of the page): %s", tbl, b[0]+c[0]+1, b[0]+c[1], redactErr(s.url, err))
+				return fmt.Errorf("mysql: insert into %s (records %d-%d of the page)%s: %w", tbl, b[0]+c[0]+1, b[0]+c[1],
+					s.badRow(err, batch[c[0]:c[1]], b[0]+c[0]), redacted(s.url, err))
 			}
 		}
 	}
@@ -70,7 +75,12 @@ func (s *Sink) columnsOf(recs []connector.Record) ([]int, error) {
 		return []int{i}, nil
 	}
 	used := make([]bool, len(s.cols))
+	var prev []connector.Field
 	for _, r := range recs {
+		if sameKeys(r.Fields, prev) {
+			continue // the usual case: every record has the same fields
+		}
+		prev = r.Fields
 		for _, f := range r.Fields {
 			i, ok := s.colAt[f.Key]
 			if !ok {
@@ -86,6 +96,87 @@ func (s *Sink) columnsOf(recs []connector.Record) ([]int, error) {
 		}
 	}
 	return out, nil
+}
+
+// sameKeys reports whether a and b have the same keys in the same order.
+func sameKeys(a, b []connector.Field) bool {
+	if len(a) != len(b) || len(a) == 0 {
+		return false
+	}
+	for i := range a {
+		if a[i].Key != b[i].Key {
+			return false
+		}
+	}
+	return true
+}
+
+// maxInline is the longest INSERT written with its values inline; a
+// longer one is bound as before, where the driver can fall back to a
+// prepared statement when its text would not fit in a packet.
+const maxInline = 1 << 20
+
+// insertText is the INSERT of rows with the values inline (literal.go);
+// args are the few values that stay bound. The text lives in s.stmt until
+// the next call. It returns "" when the statement would exceed maxInline.
+func (s *Sink) insertText(tbl string, cols []int, rows []connector.Record, upsert bool) (string, []any) {
+	b := append(s.stmt[:0], "INSERT INTO "...)
+	b = append(b, tbl...)
+	b = append(b, " ("...)
+	for i, c := range cols {
+		if i > 0 {
+			b = append(b, ", "...)
+		}
+		b = append(b, quote(s.cols[c].name)...)
+	}
+	b = append(b, ") VALUES "...)
+	var args []any
+	for ri, r := range rows {
+		if ri > 0 {
+			b = append(b, ", "...)
+		}
+		b = append(b, '(')
+		for i, c := range cols {
+			if i > 0 {
+				b = append(b, ", "...)
+			}
+			v, kind := s.valueFor(r, i, c)
+			var ok bool
+			if b, s.scratch, ok = appendValue(b, s.scratch, v, kind); !ok {
+				b = append(b, '?')
+				args = append(args, arg(v, kind))
+			}
+		}
+		b = append(b, ')')
+		if len(b) > maxInline {
+			s.stmt = b[:0]
+			return "", nil
+		}
+	}
+	if upsert {
+		b = append(b, s.duplicateClause(cols)...)
+	}
+	s.stmt = b
+	if len(args) > 0 {
+		return string(b), args
+	}
+	// The driver sends a statement without arguments as it is, copying it
+	// into its packet buffer: nothing keeps the text once Exec returns.
+	return unsafe.String(unsafe.SliceData(b), len(b)), nil
+}
+
+// valueFor is the value of table column c for record r (field i is tried
+// first) and the kind it is written as.
+func (s *Sink) valueFor(r connector.Record, i, c int) (connector.Value, colKind) {
+	col := s.cols[c]
+	switch {
+	case s.jsonCol != "":
+		return connector.Object(r), kindJSON
+	case i < len(r.Fields) && r.Fields[i].Key == col.name:
+		return r.Fields[i].Value, col.kind
+	}
+	v, _ := r.Get(col.name)
+	return v, col.kind
 }
 
 func (s *Sink) insertSQL(tbl string, cols []int, rows []connector.Record, upsert bool) (string, []any) {
@@ -177,7 +268,7 @@ func (s *Sink) deleteKeys(ctx context.Context, tx *sql.Tx, keys [][]connector.Va
 			}
 		}
 		if _, err := tx.ExecContext(ctx, q, args...); err != nil {
-			return fmt.Errorf("mysql: delete from %s (%d keys): %s", tbl, len(part), redactErr(s.url, err))
+			return fmt.Errorf("mysql: delete from %s (%d keys): %w", tbl, len(part), redacted(s.url, err))
 		}
 	}
 	return nil

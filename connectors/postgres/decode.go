@@ -53,15 +53,20 @@ var pgEpoch = time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC)
 
 // decodeValue turns one raw column value into a faucet value.
 func decodeValue(m *pgtype.Map, oid uint32, format int16, src []byte) (connector.Value, error) {
+	return decodeIn(nil, m, oid, format, src)
+}
+
+// decodeIn is decodeValue with the value's text kept in a page's arena.
+func decodeIn(a *sqlutil.Arena, m *pgtype.Map, oid uint32, format int16, src []byte) (connector.Value, error) {
 	if src == nil {
 		return connector.Null(), nil
 	}
 	if format == pgtype.TextFormatCode {
 		switch oid {
 		case pgtype.JSONOID, pgtype.JSONBOID:
-			return connector.ParseJSON(src)
+			return a.ParseJSON(src)
 		}
-		return connector.String(string(src)), nil
+		return connector.String(a.String(src)), nil
 	}
 	switch oid {
 	case pgtype.Int2OID:
@@ -94,7 +99,7 @@ func decodeValue(m *pgtype.Map, oid uint32, format int16, src []byte) (connector
 		}
 	case pgtype.TimestamptzOID, pgtype.TimestampOID:
 		if len(src) == 8 {
-			return timestampValue(int64(binary.BigEndian.Uint64(src)), oid == pgtype.TimestamptzOID), nil
+			return timestampIn(a, int64(binary.BigEndian.Uint64(src)), oid == pgtype.TimestamptzOID), nil
 		}
 	case pgtype.ByteaOID:
 		return sqlutil.Bytes(src), nil
@@ -124,7 +129,9 @@ func floatValue(f float64) connector.Value {
 
 // timestampValue renders microseconds since 2000-01-01 as RFC 3339: UTC
 // with Z for timestamptz, without an offset for timestamp.
-func timestampValue(us int64, tz bool) connector.Value {
+func timestampValue(us int64, tz bool) connector.Value { return timestampIn(nil, us, tz) }
+
+func timestampIn(a *sqlutil.Arena, us int64, tz bool) connector.Value {
 	switch us {
 	case math.MaxInt64:
 		return connector.String("infinity")
@@ -133,9 +140,9 @@ func timestampValue(us int64, tz bool) connector.Value {
 	}
 	t := pgEpoch.Add(time.Duration(us/1e6) * time.Second).Add(time.Duration(us%1e6) * time.Microsecond)
 	if tz {
-		return connector.String(t.Format(time.RFC3339Nano))
+		return connector.String(a.Format(t, time.RFC3339Nano))
 	}
-	return connector.String(t.Format("2006-01-02T15:04:05.999999"))
+	return connector.String(a.Format(t, "2006-01-02T15:04:05.999999"))
 }
 
 // fromGo converts what pgx decoded (array elements) into a faucet value.

@@ -95,6 +95,9 @@ type Sink struct {
 	// sent as one COPY of up to copyBuffer bytes: one statement per page
 	// halves the throughput (measured: 200k rows, 1000-row pages).
 	pendHdr, pend []byte
+	// uncertain is set when a write failed with the connection: its
+	// commit may have happened (see alreadyCommitted in connlost.go).
+	uncertain bool
 }
 
 // copyBuffer is how many bytes of COPY rows are gathered per statement.
@@ -152,7 +155,11 @@ func (s *Sink) Write(ctx context.Context, p *connector.Page) error {
 	if len(p.Records) == 0 {
 		return nil
 	}
-	return s.write(ctx, p, nil)
+	alone, err := s.ensureConn(ctx)
+	if err != nil {
+		return err
+	}
+	return s.writeFailed(ctx, s.write(ctx, p, nil), alone)
 }
 
 // write writes the page; when also is non-nil it runs in the same
@@ -266,8 +273,14 @@ func (s *Sink) writeTx(ctx context.Context, tx pgx.Tx, recs []connector.Record) 
 	return s.insertRows(ctx, tx, recs, false)
 }
 
-// Flush commits the pages written since the last Flush.
+// Flush commits the pages written since the last Flush. A connection
+// lost before the commit took those pages with it: that is an error
+// (never retried), so the engine keeps the previous bookmark.
 func (s *Sink) Flush(ctx context.Context) error {
+	return s.writeFailed(ctx, s.flush(ctx), false)
+}
+
+func (s *Sink) flush(ctx context.Context) error {
 	if err := s.sendPending(ctx); err != nil {
 		return err
 	}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"strconv"
 	"strings"
 
 	"github.com/faucet-hq/faucet/connector"
@@ -14,16 +13,17 @@ import (
 
 // SourceConfig is the `config:` of a postgres source.
 type SourceConfig struct {
-	ConnectionURL  connector.Secret `json:"connection_url" doc:"postgres://user:password@host:port/db?sslmode=..."`
-	URL            connector.Secret `json:"url" doc:"Alias of connection_url."`
-	Query          string           `json:"query" doc:"SQL query to read; $1, $2... bind params. Exclusive with table."`
-	Schema         string           `json:"schema" doc:"Schema of table (default: the search_path)."`
-	Table          string           `json:"table" doc:"Table to read (all columns, or columns). Exclusive with query."`
-	Columns        []string         `json:"columns" doc:"Columns to read from table (default all)."`
-	Params         []any            `json:"params" doc:"Positional bind parameters of query."`
-	BatchSize      int              `json:"batch_size" default:"1000" doc:"Rows per page."`
-	ReplicationKey string           `json:"replication_key" doc:"Column ordering rows for incremental reads: rows are read in its order and only those above the saved bookmark (the last key read) are emitted."`
-	MaxConnections int              `json:"max_connections" doc:"Accepted for compatibility with faucet-cli 1.x; the source uses one connection."`
+	ConnectionURL  connector.Secret     `json:"connection_url" doc:"postgres://user:password@host:port/db?sslmode=..."`
+	URL            connector.Secret     `json:"url" doc:"Alias of connection_url."`
+	Query          string               `json:"query" doc:"SQL query to read; $1, $2... bind params. Exclusive with table."`
+	Schema         string               `json:"schema" doc:"Schema of table (default: the search_path)."`
+	Table          string               `json:"table" doc:"Table to read (all columns, or columns). Exclusive with query."`
+	Columns        []string             `json:"columns" doc:"Columns to read from table (default all)."`
+	Params         []any                `json:"params" doc:"Positional bind parameters of query."`
+	BatchSize      int                  `json:"batch_size" default:"1000" doc:"Rows per page."`
+	ReplicationKey string               `json:"replication_key" doc:"Column ordering rows for incremental reads: rows are read in its order and only those above the saved bookmark (the last key read) are emitted."`
+	MaxConnections int                  `json:"max_connections" doc:"Accepted for compatibility with faucet-cli 1.x; the source uses one connection."`
+	Shard          *sqlutil.ShardConfig `json:"shard" doc:"Make the source shardable in cluster mode: {key: integer column}; each shard reads one range of the key."`
 }
 
 // Validate checks the rules the struct tags cannot express.
@@ -35,17 +35,13 @@ func (c *SourceConfig) Validate() error {
 	if err := checkURL(key, raw); err != nil {
 		return err
 	}
-	if (strings.TrimSpace(c.Query) == "") == (strings.TrimSpace(c.Table) == "") {
-		return connector.ConfigErrorf("query", "give exactly one of query and table")
+	if err := sqlutil.CheckRead(c.Query, c.Table, c.Columns, c.BatchSize, c.Params, c.Shard); err != nil {
+		return err
 	}
-	if (len(c.Columns) > 0 || c.Schema != "") && c.Table == "" {
-		return connector.ConfigErrorf("table", "columns and schema only apply with table")
+	if c.Schema != "" && c.Table == "" {
+		return connector.ConfigErrorf("schema", "only applies with table")
 	}
-	if c.BatchSize < 1 || c.BatchSize > connector.MaxPageSize {
-		return connector.ConfigErrorf("batch_size", "must be between 1 and %d, got %d", connector.MaxPageSize, c.BatchSize)
-	}
-	_, err = sqlutil.ParamArgs(c.Params)
-	return err
+	return nil
 }
 
 // Source streams the rows of one query. pgx reads result rows from the
@@ -54,12 +50,15 @@ func (c *SourceConfig) Validate() error {
 type Source struct {
 	cfg   SourceConfig
 	url   string
+	read  sqlutil.Read
 	conn  *pgx.Conn
 	rows  pgx.Rows
 	keys  []string
 	keyAt int
 	row   int64
 	done  bool
+	re    reread // to read on after a dropped connection (connlost.go)
+	bufs  sqlutil.PageBufs
 }
 
 func newSource(c connector.Config) (connector.Source, error) {
@@ -68,6 +67,13 @@ func newSource(c connector.Config) (connector.Source, error) {
 		return nil, err
 	}
 	s.url, _, _ = pickURL(s.cfg.ConnectionURL, s.cfg.URL)
+	args, _ := sqlutil.ParamArgs(s.cfg.Params)
+	s.read = sqlutil.Read{Dialect: sqlutil.Postgres, Query: s.cfg.Query, Schema: s.cfg.Schema, Table: s.cfg.Table,
+		Columns: s.cfg.Columns, Args: args, ReplicationKey: s.cfg.ReplicationKey}
+	if s.cfg.Shard != nil {
+		s.read.ShardKey = s.cfg.Shard.Key
+		return sharded(s), nil
+	}
 	return s, nil
 }
 
@@ -87,39 +93,20 @@ func qualified(schema, table string) string {
 }
 
 func (s *Source) what() string {
+	w := fmt.Sprintf("query %q", s.cfg.Query)
 	if s.cfg.Table != "" {
-		return "table " + sqlutil.QuoteQualified(s.cfg.Schema, s.cfg.Table, '"')
+		w = "table " + sqlutil.QuoteQualified(s.cfg.Schema, s.cfg.Table, '"')
 	}
-	return fmt.Sprintf("query %q", s.cfg.Query)
+	if s.read.Shard != nil {
+		w += " (" + s.read.Shard.String() + ")"
+	}
+	return w
 }
 
-// statement builds the SQL and arguments, adding the incremental filter.
+// statement builds the SQL and arguments: the query or table, restricted
+// to the applied shard, then the incremental filter and order.
 func (s *Source) statement(start *connector.Value) (string, []any) {
-	args, _ := sqlutil.ParamArgs(s.cfg.Params)
-	var q string
-	if s.cfg.Table != "" {
-		cols := "*"
-		if len(s.cfg.Columns) > 0 {
-			qc := make([]string, len(s.cfg.Columns))
-			for i, c := range s.cfg.Columns {
-				qc[i] = sqlutil.QuoteIdent(c, '"')
-			}
-			cols = strings.Join(qc, ", ")
-		}
-		q = "SELECT " + cols + " FROM " + sqlutil.QuoteQualified(s.cfg.Schema, s.cfg.Table, '"')
-	} else {
-		q = strings.TrimRight(strings.TrimSpace(s.cfg.Query), ";")
-	}
-	if s.cfg.ReplicationKey == "" {
-		return q, args
-	}
-	key := sqlutil.QuoteIdent(s.cfg.ReplicationKey, '"')
-	q = "SELECT * FROM (" + q + ") AS _faucet_src"
-	if start != nil && !start.IsNull() {
-		args = append(args, start.Text())
-		q += " WHERE " + key + " > $" + strconv.Itoa(len(args))
-	}
-	return q + " ORDER BY " + key, args
+	return s.read.Statement(start, func(v connector.Value) any { return v.Text() })
 }
 
 // Open connects and starts the query, so a wrong password, an unknown
@@ -134,6 +121,7 @@ func (s *Source) Open(ctx context.Context, opts connector.SourceOptions) error {
 	if s.cfg.ReplicationKey != "" {
 		start = opts.StartBookmark
 	}
+	s.re.start = start
 	q, args := s.statement(start)
 	all := append([]any{pgx.QueryResultFormatsByOID(resultFormats)}, args...)
 	rows, err := conn.Query(ctx, q, all...)
@@ -172,20 +160,28 @@ func (s *Source) Next(ctx context.Context) (*connector.Page, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
+	if s.re.lost {
+		if err := s.reopen(ctx); err != nil {
+			return nil, err
+		}
+	}
 	if s.done || s.rows == nil {
 		return nil, io.EOF
 	}
 	fds := s.rows.FieldDescriptions()
 	n := len(fds)
 	m := s.conn.TypeMap()
-	recs := make([]connector.Record, 0, min(s.cfg.BatchSize, 4096))
-	fields := make([]connector.Field, 0, n*cap(recs))
+	if s.bufs == nil {
+		s.bufs = sqlutil.NewPageBufs()
+	}
+	pb := s.bufs.Get(min(s.cfg.BatchSize, 4096), n) // reused once the engine released its page
+	recs, fields, arena := pb.Recs, pb.Fields, &pb.Arena
 	for len(recs) < s.cfg.BatchSize {
 		if s.row >= 0 && !s.rows.Next() {
-			s.done = true
 			if err := s.rows.Err(); err != nil {
-				return nil, fmt.Errorf("postgres: read %s after row %d: %s", s.what(), s.row, redactErr(s.url, err))
+				return nil, s.readFailed(ctx, err)
 			}
+			s.done = true
 			break
 		}
 		if s.row < 0 {
@@ -194,11 +190,11 @@ func (s *Source) Next(ctx context.Context) (*connector.Page, error) {
 		s.row++
 		raw := s.rows.RawValues()
 		if len(fields)+n > cap(fields) {
-			fields = make([]connector.Field, 0, n*cap(recs))
+			fields = make([]connector.Field, 0, n*max(cap(recs), 1))
 		}
 		start := len(fields)
 		for i, fd := range fds {
-			v, err := decodeValue(m, fd.DataTypeOID, fd.Format, raw[i])
+			v, err := decodeIn(arena, m, fd.DataTypeOID, fd.Format, raw[i])
 			if err != nil {
 				return nil, fmt.Errorf("postgres: %s: row %d, column %q: %w", s.what(), s.row, fd.Name, err)
 			}
@@ -207,12 +203,15 @@ func (s *Source) Next(ctx context.Context) (*connector.Page, error) {
 		recs = append(recs, connector.Record{Fields: fields[start:len(fields):len(fields)]})
 	}
 	if len(recs) == 0 {
+		s.bufs.Put(pb)
 		return nil, io.EOF
 	}
-	p := &connector.Page{Records: recs}
+	pb.Recs, pb.Fields = recs, fields
+	p := &connector.Page{Records: recs, Release: func() { s.bufs.Put(pb) }}
 	if s.keyAt >= 0 {
 		b := recs[len(recs)-1].Fields[s.keyAt].Value
 		p.Bookmark = &b
+		s.emitted(b)
 	}
 	return p, nil
 }

@@ -189,11 +189,14 @@ func (s *Sink) CommitOverwrite(ctx context.Context) error {
 func (s *Sink) Overwriting() bool { return s.cfg.WriteMode == sqlutil.Overwrite }
 
 // AbortOverwrite drops the staging table, leaving the target untouched.
+// Staged pages not yet committed are rolled back first: a DROP inside
+// their transaction would be rolled back with them, leaving the table.
 func (s *Sink) AbortOverwrite(ctx context.Context) error {
 	if !s.staging {
 		return nil
 	}
 	s.staging = false
+	s.rollback()
 	return s.exec(ctx, "drop staging table", "DROP TABLE IF EXISTS "+s.stagingName())
 }
 

@@ -28,17 +28,24 @@ func (s *Sink) ensureTokenTable(ctx context.Context) error {
 // transaction (COPY included): after a crash either both are there or
 // neither is. A page with no records only records the token.
 func (s *Sink) WriteIdempotent(ctx context.Context, p *connector.Page, scope, token string) error {
-	if err := s.ensureTokenTable(ctx); err != nil {
+	alone, err := s.ensureConn(ctx)
+	if err != nil {
 		return err
 	}
-	return s.write(ctx, p, func(tx pgx.Tx) error {
+	if done, err := s.alreadyCommitted(ctx, scope, token); done || err != nil {
+		return err
+	}
+	if err := s.ensureTokenTable(ctx); err != nil {
+		return s.writeFailed(ctx, err, alone)
+	}
+	return s.writeFailed(ctx, s.write(ctx, p, func(tx pgx.Tx) error {
 		_, err := tx.Exec(ctx, "INSERT INTO "+s.tokenTable()+" (scope, token, updated_at) VALUES ($1, $2, now())"+
 			" ON CONFLICT (scope) DO UPDATE SET token = EXCLUDED.token, updated_at = EXCLUDED.updated_at", scope, token)
 		if err != nil {
 			return fmt.Errorf("postgres: record commit token for %q: %s", scope, pgMessage(err))
 		}
 		return nil
-	})
+	}), alone)
 }
 
 // LastCommittedToken returns the token last committed for scope.

@@ -15,6 +15,7 @@ const (
 	kindPlain colKind = iota
 	kindBool          // BOOL, BOOLEAN: 0/1 become false/true
 	kindJSON          // JSON: text parsed into nested values
+	kindDate          // DATE: a date without a time of day stays YYYY-MM-DD
 )
 
 func kindOf(decl string) colKind {
@@ -23,12 +24,14 @@ func kindOf(decl string) colKind {
 		return kindBool
 	case "JSON", "JSONB":
 		return kindJSON
+	case "DATE":
+		return kindDate
 	}
 	return kindPlain
 }
 
 // decode turns a driver value into a faucet value: integers, reals, text,
-// blobs as base64, times as RFC 3339 UTC.
+// blobs as base64, times as RFC 3339 UTC, DATE values as YYYY-MM-DD.
 func decode(x any, k colKind) connector.Value {
 	switch t := x.(type) {
 	case nil:
@@ -52,7 +55,13 @@ func decode(x any, k colKind) connector.Value {
 	case []byte:
 		return sqlutil.Bytes(t)
 	case time.Time:
-		return connector.String(t.UTC().Format(time.RFC3339Nano))
+		// The driver parses DATE, DATETIME and TIMESTAMP text; a plain
+		// date comes back as midnight UTC and is a date again here.
+		t = t.UTC()
+		if k == kindDate && t.Hour() == 0 && t.Minute() == 0 && t.Second() == 0 && t.Nanosecond() == 0 {
+			return connector.String(t.Format(time.DateOnly))
+		}
+		return connector.String(t.Format(time.RFC3339Nano))
 	}
 	return connector.Null()
 }

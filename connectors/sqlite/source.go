@@ -13,15 +13,16 @@ import (
 
 // SourceConfig is the `config:` of a sqlite source.
 type SourceConfig struct {
-	Path           string   `json:"path" doc:"SQLite database file (sqlite:// and file: prefixes are accepted)."`
-	DatabaseURL    string   `json:"database_url" doc:"faucet-cli 1.x spelling of path (sqlite://PATH)."`
-	Query          string   `json:"query" doc:"SQL query to read; use ? for params. Exclusive with table."`
-	Table          string   `json:"table" doc:"Table to read (all columns, or columns). Exclusive with query."`
-	Columns        []string `json:"columns" doc:"Columns to read from table (default all)."`
-	Params         []any    `json:"params" doc:"Positional bind parameters of query."`
-	BatchSize      int      `json:"batch_size" default:"1000" doc:"Rows per page."`
-	ReplicationKey string   `json:"replication_key" doc:"Column ordering rows for incremental reads: rows are read in its order and only those above the saved bookmark (the last key read) are emitted."`
-	MaxConnections int      `json:"max_connections" doc:"Accepted for compatibility with faucet-cli 1.x; has no effect."`
+	Path           string               `json:"path" doc:"SQLite database file (sqlite:// and file: prefixes are accepted)."`
+	DatabaseURL    string               `json:"database_url" doc:"faucet-cli 1.x spelling of path (sqlite://PATH)."`
+	Query          string               `json:"query" doc:"SQL query to read; use ? for params. Exclusive with table."`
+	Table          string               `json:"table" doc:"Table to read (all columns, or columns). Exclusive with query."`
+	Columns        []string             `json:"columns" doc:"Columns to read from table (default all)."`
+	Params         []any                `json:"params" doc:"Positional bind parameters of query."`
+	BatchSize      int                  `json:"batch_size" default:"1000" doc:"Rows per page."`
+	ReplicationKey string               `json:"replication_key" doc:"Column ordering rows for incremental reads: rows are read in its order and only those above the saved bookmark (the last key read) are emitted."`
+	MaxConnections int                  `json:"max_connections" doc:"Accepted for compatibility with faucet-cli 1.x; has no effect."`
+	Shard          *sqlutil.ShardConfig `json:"shard" doc:"Make the source shardable in cluster mode: {key: integer column}; each shard reads one range of the key."`
 }
 
 // Validate checks the rules the struct tags cannot express.
@@ -29,19 +30,7 @@ func (c *SourceConfig) Validate() error {
 	if _, err := pickPath(c.Path, c.DatabaseURL); err != nil {
 		return err
 	}
-	if (strings.TrimSpace(c.Query) == "") == (strings.TrimSpace(c.Table) == "") {
-		return connector.ConfigErrorf("query", "give exactly one of query and table")
-	}
-	if len(c.Columns) > 0 && c.Table == "" {
-		return connector.ConfigErrorf("columns", "only applies with table")
-	}
-	if c.BatchSize < 1 || c.BatchSize > connector.MaxPageSize {
-		return connector.ConfigErrorf("batch_size", "must be between 1 and %d, got %d", connector.MaxPageSize, c.BatchSize)
-	}
-	if _, err := sqlutil.ParamArgs(c.Params); err != nil {
-		return err
-	}
-	return nil
+	return sqlutil.CheckRead(c.Query, c.Table, c.Columns, c.BatchSize, c.Params, c.Shard)
 }
 
 // Source streams the rows of one query.
@@ -52,17 +41,42 @@ type Source struct {
 	rows  *sql.Rows
 	cols  []string
 	kinds []colKind
+	read  sqlutil.Read
 	keyAt int // index of the replication key column, or -1
+	rawAt int // index of the key's stored value (rawKeyColumn), or -1
 	row   int64
 	done  bool
+	// lastKey is the stored value of the last row's replication key.
+	lastKey connector.Value
+}
+
+// rawKeyColumn carries the replication key as stored. The driver turns
+// DATE, DATETIME and TIMESTAMP text into times, which come out as RFC 3339;
+// compared with the stored text ("2024-01-01 12:00:00") such a bookmark
+// would skip later rows of its day, so the bookmark is the stored value
+// (text, integer or real) and compares as the ORDER BY does.
+const rawKeyColumn = "_faucet_rk"
+
+// withRawKey adds rawKeyColumn to an incremental statement: the unary +
+// makes it an expression, which the driver returns untouched.
+func withRawKey(q, key string) string {
+	k := sqlutil.QuoteIdent(key, '"')
+	return "SELECT *, +" + k + " AS " + rawKeyColumn + " FROM (" + q + ") AS _faucet_keyed ORDER BY " + k
 }
 
 func newSource(c connector.Config) (connector.Source, error) {
-	s := &Source{keyAt: -1}
+	s := &Source{keyAt: -1, rawAt: -1}
 	if err := c.Decode(&s.cfg); err != nil {
 		return nil, err
 	}
 	s.path, _ = pickPath(s.cfg.Path, s.cfg.DatabaseURL)
+	args, _ := sqlutil.ParamArgs(s.cfg.Params)
+	s.read = sqlutil.Read{Dialect: sqlutil.SQLite, Query: s.cfg.Query, Table: s.cfg.Table,
+		Columns: s.cfg.Columns, Args: args, ReplicationKey: s.cfg.ReplicationKey}
+	if s.cfg.Shard != nil {
+		s.read.ShardKey = s.cfg.Shard.Key
+		return sharded(s), nil
+	}
 	return s, nil
 }
 
@@ -76,32 +90,7 @@ func (s *Source) DatasetURI() string {
 
 // statement builds the SQL and arguments, adding the incremental filter.
 func (s *Source) statement(start *connector.Value) (string, []any) {
-	args, _ := sqlutil.ParamArgs(s.cfg.Params)
-	var q string
-	if s.cfg.Table != "" {
-		cols := "*"
-		if len(s.cfg.Columns) > 0 {
-			qc := make([]string, len(s.cfg.Columns))
-			for i, c := range s.cfg.Columns {
-				qc[i] = sqlutil.QuoteIdent(c, '"')
-			}
-			cols = strings.Join(qc, ", ")
-		}
-		q = "SELECT " + cols + " FROM " + sqlutil.QuoteIdent(s.cfg.Table, '"')
-	} else {
-		q = strings.TrimRight(strings.TrimSpace(s.cfg.Query), ";")
-	}
-	rk := s.cfg.ReplicationKey
-	if rk == "" {
-		return q, args
-	}
-	key := sqlutil.QuoteIdent(rk, '"')
-	q = "SELECT * FROM (" + q + ") AS _faucet_src"
-	if start != nil && !start.IsNull() {
-		q += " WHERE " + key + " > ?"
-		args = append(args, sqlutil.Arg(*start, false))
-	}
-	return q + " ORDER BY " + key, args
+	return s.read.Statement(start, func(v connector.Value) any { return sqlutil.Arg(v, false) })
 }
 
 // Open runs the query, so an unreachable file, an unknown table or a bad
@@ -118,6 +107,9 @@ func (s *Source) Open(ctx context.Context, opts connector.SourceOptions) error {
 		start = opts.StartBookmark
 	}
 	q, args := s.statement(start)
+	if s.cfg.ReplicationKey != "" {
+		q = withRawKey(q, s.cfg.ReplicationKey)
+	}
 	rows, err := db.QueryContext(ctx, q, args...)
 	if err != nil {
 		db.Close()
@@ -133,10 +125,14 @@ func (s *Source) Open(ctx context.Context, opts connector.SourceOptions) error {
 }
 
 func (s *Source) what() string {
+	w := fmt.Sprintf("%q", s.cfg.Query)
 	if s.cfg.Table != "" {
-		return "table " + sqlutil.QuoteIdent(s.cfg.Table, '"')
+		w = "table " + sqlutil.QuoteIdent(s.cfg.Table, '"')
 	}
-	return fmt.Sprintf("%q", s.cfg.Query)
+	if s.read.Shard != nil {
+		w += " (" + s.read.Shard.String() + ")"
+	}
+	return w
 }
 
 func (s *Source) describe() error {
@@ -149,9 +145,13 @@ func (s *Source) describe() error {
 	for i, ct := range cts {
 		s.cols[i] = ct.Name()
 		s.kinds[i] = kindOf(ct.DatabaseTypeName())
-		if ct.Name() == s.cfg.ReplicationKey {
+		if ct.Name() == s.cfg.ReplicationKey && s.keyAt < 0 {
 			s.keyAt = i
 		}
+	}
+	if s.cfg.ReplicationKey != "" && len(cts) > 0 && s.cols[len(cts)-1] == rawKeyColumn {
+		s.rawAt = len(cts) - 1
+		s.cols, s.kinds = s.cols[:s.rawAt], s.kinds[:s.rawAt]
 	}
 	if s.cfg.ReplicationKey != "" && s.keyAt < 0 {
 		return connector.ConfigErrorf("replication_key", "%q is not a column of %s (columns: %s)", s.cfg.ReplicationKey, s.what(), strings.Join(s.cols, ", "))
@@ -168,6 +168,9 @@ func (s *Source) Next(ctx context.Context) (*connector.Page, error) {
 		return nil, io.EOF
 	}
 	n := len(s.cols)
+	if s.rawAt >= 0 {
+		n++ // the stored key, scanned but not a field
+	}
 	raw := make([]any, n)
 	ptrs := make([]any, n)
 	for i := range raw {
@@ -191,15 +194,21 @@ func (s *Source) Next(ctx context.Context) (*connector.Page, error) {
 			fields = make([]connector.Field, 0, n*cap(p.Records))
 		}
 		start := len(fields)
-		for i, x := range raw {
+		for i, x := range raw[:len(s.cols)] {
 			fields = append(fields, connector.Field{Key: s.cols[i], Value: decode(x, s.kinds[i])})
+		}
+		if s.rawAt >= 0 {
+			s.lastKey = decode(raw[s.rawAt], kindPlain)
 		}
 		p.Records = append(p.Records, connector.Record{Fields: fields[start:len(fields):len(fields)]})
 	}
 	if len(p.Records) == 0 {
 		return nil, io.EOF
 	}
-	if s.keyAt >= 0 {
+	if s.rawAt >= 0 {
+		b := s.lastKey
+		p.Bookmark = &b
+	} else if s.keyAt >= 0 {
 		b := p.Records[len(p.Records)-1].Fields[s.keyAt].Value
 		p.Bookmark = &b
 	}

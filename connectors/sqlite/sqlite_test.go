@@ -253,3 +253,29 @@ func TestSinkCommitToken(t *testing.T) {
 		t.Fatalf("rows = %d", n)
 	}
 }
+
+// A DATETIME replication key stored as text resumes after the last row
+// read, not after its RFC 3339 rendering (which sorts after every later
+// time of the same day).
+func TestIncrementalDatetimeKey(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "ev.db")
+	db := rawDB(t, path)
+	mustExec(t, db, "CREATE TABLE ev (at DATETIME, v INTEGER)")
+	mustExec(t, db, "INSERT INTO ev VALUES ('2024-01-01 10:00:00', 1), ('2024-01-01 11:30:00', 2)")
+	c := connectortest.Cfg(t, "path", path, "table", "ev", "replication_key", "at")
+	first := collect(t, c, nil)
+	if len(first.Records) != 2 || first.Bookmark == nil || first.Bookmark.Text() != "2024-01-01 11:30:00" {
+		t.Fatalf("first run: %d records, bookmark %v", len(first.Records), first.Bookmark)
+	}
+	if got := first.Records[1].Fields[0].Value.Text(); got != "2024-01-01T11:30:00Z" {
+		t.Fatalf("record value %q, want RFC 3339", got)
+	}
+	if len(first.Records[1].Fields) != 2 {
+		t.Fatalf("fields: %v", first.Records[1].Fields)
+	}
+	mustExec(t, db, "INSERT INTO ev VALUES ('2024-01-01 12:00:00', 3)")
+	second := collect(t, c, first.Bookmark)
+	if len(second.Records) != 1 || second.Records[0].Fields[1].Value.Text() != "3" {
+		t.Fatalf("second run: %v", second.Records)
+	}
+}

@@ -14,6 +14,7 @@ import (
 type tableCol struct {
 	name string
 	json bool // declared JSON: nested values are stored as JSON text
+	blob bool // declared BLOB: base64 text is stored as its bytes
 }
 
 const stagingSuffix = "__faucet_ovw"
@@ -32,7 +33,7 @@ func (s *Sink) loadColumns(ctx context.Context) error {
 			return fmt.Errorf("sqlite: %s: columns of %s: %w", s.path, s.table, err)
 		}
 		s.colAt[name] = len(s.cols)
-		s.cols = append(s.cols, tableCol{name: name, json: kindOf(typ) == kindJSON})
+		s.cols = append(s.cols, tableCol{name: name, json: kindOf(typ) == kindJSON, blob: strings.Contains(strings.ToUpper(typ), "BLOB")})
 	}
 	if err := rows.Err(); err != nil {
 		return fmt.Errorf("sqlite: %s: columns of %s: %w", s.path, s.table, err)

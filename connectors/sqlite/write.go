@@ -3,6 +3,7 @@ package sqlite
 import (
 	"context"
 	"database/sql"
+	"encoding/base64"
 	"fmt"
 	"strings"
 
@@ -87,13 +88,25 @@ func (s *Sink) insertSQL(tbl string, cols []int, rows []connector.Record, upsert
 			} else {
 				v, _ = r.Get(col.name)
 			}
-			args = append(args, sqlutil.Arg(v, col.json))
+			args = append(args, arg(v, col))
 		}
 	}
 	if upsert {
 		b.WriteString(s.conflictClause(cols))
 	}
 	return b.String(), args
+}
+
+// arg converts a value for a column: base64 text decoded for a BLOB column
+// (the sources read binary values as base64; text that is not base64 is
+// stored as it is), the rest as sqlutil.Arg.
+func arg(v connector.Value, col tableCol) any {
+	if col.blob && v.Kind() == connector.KindString {
+		if b, err := base64.StdEncoding.DecodeString(v.AsString()); err == nil {
+			return b
+		}
+	}
+	return sqlutil.Arg(v, col.json)
 }
 
 // conflictClause is ON CONFLICT (key) DO UPDATE SET every non-key column

@@ -5,6 +5,7 @@
 //
 //	description: what the case proves
 //	env: {NAME: value}            # extra environment for every step
+//	services: [postgres, mysql]   # optional: a fresh database on each
 //	steps:
 //	  - args: [run, faucet.yaml]   # default: [run, --quiet]
 //	    before:                    # optional: copy files inside the case
@@ -16,9 +17,36 @@
 //	    stderr_excludes: ["..."]   # optional: text stderr must not contain
 //	    files: {out.jsonl: want/out.jsonl}   # produced file -> expected file
 //	    absent: [out.jsonl]        # files that must not exist
+//	  - sql: {db: postgres, file: setup.sql}             # run a script
+//	  - sql: {db: sqlite, path: src.sqlite, file: setup-sqlite.sql}
+//	  - query: {db: mysql, sql: "SELECT ... ORDER BY id", want: want/x.tsv}
 //
 // Each case runs in a fresh copy of its directory. Set FAUCET_GOLDEN_UPDATE=1
 // to rewrite the expected files from what the binary produced.
+//
+// Databases: for each service a case declares, the harness creates the
+// database faucet_golden_<case>_<pid> (the case name in lower case with
+// every other character as _) before the steps and drops it after them, so
+// that cases running in parallel, or two test processes, never share
+// tables. The steps see its URL in FAUCET_GOLDEN_PG (postgres://...) and
+// FAUCET_GOLDEN_MYSQL (mysql://..., or a go-sql-driver DSN when
+// FAUCET_TEST_MYSQL_URL is one), which pipelines read with
+// ${env:FAUCET_GOLDEN_PG}. The servers are FAUCET_TEST_POSTGRES_URL and
+// FAUCET_TEST_MYSQL_URL (default: the local services of SPEC §4); one that
+// does not answer skips the case, or fails it under CI=true.
+//
+// A sql step executes every statement of a script (relative to the case
+// copy) in one session; a query step runs one query and compares its rows
+// with a golden file: a header line of column names, then one line per
+// row, values separated by tabs, NULL as \N, and backslash, tab, newline,
+// carriage return and non-UTF-8 bytes escaped as \\, \t, \n, \r, \xNN.
+// Postgres values are its text output; MariaDB's come over the text
+// protocol, integers and floats as the driver parses them; SQLite's are the
+// stored values, except that the driver turns DATE, DATETIME and TIMESTAMP
+// columns into RFC 3339 UTC (CAST(x AS TEXT) shows the stored text). Floats
+// of both print in Go's shortest form (1e+300, -1.5e-07). Harness sessions
+// run in UTC. db sqlite takes path, the database file relative to the case
+// copy. A query returning more than one row must have an ORDER BY.
 package e2e
 
 import (
@@ -36,6 +64,7 @@ import (
 type goldenCase struct {
 	Description string            `yaml:"description"`
 	Env         map[string]string `yaml:"env"`
+	Services    []string          `yaml:"services"`
 	Steps       []goldenStep      `yaml:"steps"`
 }
 
@@ -49,6 +78,17 @@ type goldenStep struct {
 	StderrExcludes []string          `yaml:"stderr_excludes"`
 	Files          map[string]string `yaml:"files"`
 	Absent         []string          `yaml:"absent"`
+
+	// A sql or query step runs no command.
+	SQL   *sqlStep   `yaml:"sql"`
+	Query *queryStep `yaml:"query"`
+}
+
+// isCommand reports whether any of the command keys is set.
+func (st goldenStep) isCommand() bool {
+	return len(st.Args) > 0 || len(st.Before) > 0 || st.Exit != 0 || st.Stdout != "" ||
+		len(st.StdoutContains) > 0 || len(st.StderrContains) > 0 || len(st.StderrExcludes) > 0 ||
+		len(st.Files) > 0 || len(st.Absent) > 0
 }
 
 type copySpec struct {
@@ -96,7 +136,18 @@ func runCase(t *testing.T, bin, src string) {
 	}
 	work := t.TempDir()
 	copyTree(t, src, work)
+	dbs := setUpServices(t, filepath.Base(src), c.Services)
 	for i, st := range c.Steps {
+		switch {
+		case st.SQL != nil && (st.Query != nil || st.isCommand()), st.Query != nil && st.isCommand():
+			t.Fatalf("step %d: a step is one of a command, sql or query", i+1)
+		case st.SQL != nil:
+			runSQL(t, i+1, dbs, work, *st.SQL)
+			continue
+		case st.Query != nil:
+			runQuery(t, i+1, dbs, work, src, *st.Query)
+			continue
+		}
 		for _, cp := range st.Before {
 			copyFile(t, filepath.Join(work, cp.From), filepath.Join(work, cp.To))
 		}
@@ -107,6 +158,7 @@ func runCase(t *testing.T, bin, src string) {
 		cmd := exec.Command(bin, args...)
 		cmd.Dir = work
 		cmd.Env = append(os.Environ(), "FAUCET_LOG=info", "NO_COLOR=1")
+		cmd.Env = append(cmd.Env, dbs.env()...)
 		for k, v := range c.Env {
 			cmd.Env = append(cmd.Env, k+"="+v)
 		}

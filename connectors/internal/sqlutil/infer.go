@@ -30,7 +30,8 @@ type Column struct {
 // InferColumns returns the columns of recs in first-seen key order with
 // the type that holds every value seen: ints and floats widen to float,
 // other mixes become text, nested values JSON; a column that was always
-// null is text.
+// null is text, and so is one holding an integer above int64 (exact
+// digits, which a float column would round).
 func InferColumns(recs []connector.Record) []Column {
 	var cols []Column
 	at := map[string]int{}
@@ -61,6 +62,9 @@ func TypeOf(v connector.Value) ColType {
 	case connector.KindInt:
 		return TypeInt
 	case connector.KindFloat:
+		if _, exact := v.ExactNumber(); exact {
+			return TypeText // an integer above int64: a float column would round it
+		}
 		return TypeFloat
 	case connector.KindString:
 		return TypeText

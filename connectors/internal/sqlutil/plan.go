@@ -78,7 +78,7 @@ func PlanWrites(recs []connector.Record, mode string, key []string, dm *DeleteMa
 		for ki, k := range key {
 			v, ok := r.Get(k)
 			if !ok || v.IsNull() {
-				return Plan{}, fmt.Errorf("record %d of the page: key column %q is missing or null", ri+1, k)
+				return Plan{}, fmt.Errorf("record %d of the page (%s): key column %q is missing or null", ri+1, RecordHint(r, nil), k)
 			}
 			tuple[ki] = v
 			kb.Write(connector.AppendJSON(nil, v))

@@ -42,7 +42,7 @@ func TestPlanWrites(t *testing.T) {
 	if recs[0].Len() != 3 {
 		t.Error("the marker was stripped from the caller's record")
 	}
-	if _, err := PlanWrites([]connector.Record{rec("v", 1)}, Delete, []string{"id"}, nil); err == nil || !strings.Contains(err.Error(), `record 1 of the page: key column "id"`) {
+	if _, err := PlanWrites([]connector.Record{rec("v", 1)}, Delete, []string{"id"}, nil); err == nil || !strings.Contains(err.Error(), `record 1 of the page (v=1): key column "id"`) {
 		t.Errorf("missing key: %v", err)
 	}
 	// Composite keys: (1,"a") and (1,"b") are different keys.
