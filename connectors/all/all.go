@@ -8,6 +8,7 @@ import (
 	_ "github.com/faucet-hq/faucet/connectors/csv"
 	_ "github.com/faucet-hq/faucet/connectors/json"
 	_ "github.com/faucet-hq/faucet/connectors/jsonl"
+	_ "github.com/faucet-hq/faucet/connectors/parquet"
 	_ "github.com/faucet-hq/faucet/connectors/stdout"
 
 	// Databases.
