@@ -48,6 +48,7 @@ func (r *Runner) submitPending(ctx context.Context, p *prepared, c caller, runID
 	body, format := req.Config, p.format
 	rec.ConfigBody, rec.ConfigFormat = &body, &format
 	rec.TimeoutSecs, rec.Clock, rec.Callback = req.TimeoutSecs, req.Clock, req.Callback
+	rec.DoctorReport = p.doctorReport
 	if ps := paramStrings(req.Params); len(ps) > 0 {
 		rec.Params = ps
 	}

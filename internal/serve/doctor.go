@@ -2,6 +2,7 @@ package serve
 
 import (
 	"context"
+	"encoding/json"
 	"net/http"
 	"time"
 
@@ -46,12 +47,30 @@ func (s *Server) handleDoctor(w http.ResponseWriter, r *http.Request) {
 
 // doctor prepares req and probes its rows; the report is redacted.
 func (s *Server) doctor(ctx context.Context, req SubmitRequest) (doctorReport, int, error) {
-	now := s.now()
-	p, err := s.prepare(req, now)
+	p, err := s.prepare(req, s.now())
 	if err != nil {
 		return doctorReport{}, 0, err
 	}
-	invs, err := p.doc.ExpandAt(now)
+	return s.probe(ctx, p)
+}
+
+// doctorFirst runs the probes of a submission with doctor_first: a failed
+// probe is a 422 carrying the report; a passing report is returned as JSON
+// for the run record's doctor_report.
+func (s *Server) doctorFirst(ctx context.Context, p *prepared) (json.RawMessage, error) {
+	rep, failed, err := s.probe(ctx, p)
+	if err != nil {
+		return nil, err
+	}
+	if failed > 0 {
+		return nil, errUnprocessable(rep, "doctor_first: %d probe(s) failed", failed)
+	}
+	return json.Marshal(rep)
+}
+
+// probe probes the rows of a prepared submission.
+func (s *Server) probe(ctx context.Context, p *prepared) (doctorReport, int, error) {
+	invs, err := p.doc.ExpandAt(s.now())
 	if err != nil {
 		return doctorReport{}, 0, errUnprocessable(configDetails(err), "invalid pipeline: %v", err)
 	}

@@ -2,6 +2,7 @@ package serve
 
 import (
 	"net/http"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -41,5 +42,35 @@ func TestDoctorRoute(t *testing.T) {
 	}
 	if r := hn.do("POST", "/v1/doctor", readTok, map[string]any{"config": good}); r.code != http.StatusForbidden {
 		t.Fatalf("viewer: %d %s", r.code, r.body)
+	}
+}
+
+func TestSubmitDoctorFirst(t *testing.T) {
+	hn := newHarness(t)
+	good, out := hn.csvPipeline("first", 2)
+	m := hn.submit(map[string]any{"config": good, "doctor_first": true})
+	rec := hn.wait(m["run_id"].(string))
+	if rec["status"] != "completed" {
+		t.Fatalf("run: %v", rec)
+	}
+	rep, ok := rec["doctor_report"].(map[string]any)
+	if !ok || len(rep["invocations"].([]any)) != 1 {
+		t.Fatalf("doctor_report: %v", rec["doctor_report"])
+	}
+	if _, err := os.Stat(out); err != nil {
+		t.Fatal(err)
+	}
+
+	bad := strings.Replace(good, "first.csv", "absent.csv", 1)
+	r := hn.do("POST", "/v1/runs", writeTok, map[string]any{"config": bad, "doctor_first": true})
+	if r.code != http.StatusUnprocessableEntity || r.errCode(t) != "unprocessable" {
+		t.Fatalf("failing probe: %d %s", r.code, r.body)
+	}
+	if !strings.Contains(string(r.body), `"status":"fail"`) {
+		t.Fatalf("no report in details: %s", r.body)
+	}
+	runs := hn.do("GET", "/v1/runs", readTok, nil).json(t)["runs"].([]any)
+	if len(runs) != 1 {
+		t.Fatalf("the refused submission left a run: %d runs", len(runs))
 	}
 }

@@ -138,6 +138,15 @@ func (r *Runner) submit(ctx context.Context, p *prepared, c caller, submitted ti
 	if s.node != nil && s.history.Degraded() {
 		return submitResult{}, false, errUnavailable("run history is degraded (database unreachable): a cluster accepts no runs until it answers; retry later")
 	}
+	if p.req.DoctorFirst {
+		// Behind the reservation, so concurrent probing is bounded by the
+		// queue (as 1.x).
+		rep, err := s.doctorFirst(ctx, p)
+		if err != nil {
+			return submitResult{}, false, err
+		}
+		p.doctorReport = rep
+	}
 	uid, err := uuid.NewV7()
 	if err != nil {
 		return submitResult{}, false, err
@@ -175,6 +184,7 @@ func (r *Runner) submit(ctx context.Context, p *prepared, c caller, submitted ti
 	rec.TimeoutSecs = req.TimeoutSecs
 	rec.Clock = req.Clock
 	rec.Callback = req.Callback
+	rec.DoctorReport = p.doctorReport
 	if err := s.history.Upsert(ctx, rec); err != nil {
 		if claimed {
 			if rerr := s.history.ReleaseIdempotency(context.WithoutCancel(ctx), runID); rerr != nil {

@@ -30,6 +30,9 @@ type SubmitRequest struct {
 	Clock          *string               `json:"clock,omitempty"`
 	Params         map[string]any        `json:"params,omitempty"`
 	Callback       *history.CallbackSpec `json:"callback,omitempty"`
+	// DoctorFirst probes the rows before the run is accepted (422 with the
+	// report when a probe fails; the report is kept as doctor_report).
+	DoctorFirst bool `json:"doctor_first,omitempty"`
 }
 
 // prepared is a submission that loaded and validated.
@@ -39,6 +42,8 @@ type prepared struct {
 	format   history.ConfigFormat
 	configFP string // sha256 over name + canonical resolved config
 	fp       string // request fingerprint (idempotency)
+	// doctorReport is the passing doctor_first report, or nil.
+	doctorReport json.RawMessage
 }
 
 // defaultConfig is the parsed --default-config.
