@@ -24,4 +24,7 @@ import (
 	// Web APIs.
 	_ "github.com/faucet-hq/faucet/connectors/http"
 	_ "github.com/faucet-hq/faucet/connectors/rest"
+
+	// Object stores.
+	_ "github.com/faucet-hq/faucet/connectors/s3"
 )

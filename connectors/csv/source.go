@@ -69,6 +69,7 @@ func checkDialect(delim, quote byte) error {
 type Source struct {
 	cfg     SourceConfig
 	cfgPath string
+	in      *fileio.Inputs // nil: local files
 	dec     decoder
 	files   []string
 	next    int // index in files of the next file to open
@@ -93,7 +94,7 @@ func newSource(c connector.Config) (connector.Source, error) {
 // Open finds the input files and reads the first file's header, so a
 // missing file or a bad header fails before anything is written.
 func (s *Source) Open(ctx context.Context, opts connector.SourceOptions) error {
-	files, err := fileio.Expand(s.cfg.Path)
+	files, err := s.in.Expand(s.cfg.Path)
 	if err != nil {
 		return fmt.Errorf("csv: %w", err)
 	}
@@ -113,7 +114,7 @@ func (s *Source) Open(ctx context.Context, opts connector.SourceOptions) error {
 func (s *Source) openNext() error {
 	path := s.files[s.next]
 	s.next++
-	r, err := fileio.Open(path, s.cfg.Compression)
+	r, err := s.in.Open(path, s.cfg.Compression)
 	if err != nil {
 		return fmt.Errorf("csv: %w", err)
 	}

@@ -69,6 +69,7 @@ func parseRecordsPath(p string) ([]string, error) {
 // Source streams the records of one JSON file after another.
 type Source struct {
 	cfg   SourceConfig
+	in    *fileio.Inputs // nil: local files
 	path  []string
 	files []string
 	next  int
@@ -94,7 +95,7 @@ func newSource(c connector.Config) (connector.Source, error) {
 // Open finds the input files and positions the reader at the first file's
 // records, so a missing file or records_path fails early.
 func (s *Source) Open(ctx context.Context, opts connector.SourceOptions) error {
-	files, err := fileio.Expand(s.cfg.Path)
+	files, err := s.in.Expand(s.cfg.Path)
 	if err != nil {
 		return fmt.Errorf("json: %w", err)
 	}
@@ -105,7 +106,7 @@ func (s *Source) Open(ctx context.Context, opts connector.SourceOptions) error {
 func (s *Source) openNext() error {
 	name := s.files[s.next]
 	s.next++
-	r, err := fileio.Open(name, s.cfg.Compression)
+	r, err := s.in.Open(name, s.cfg.Compression)
 	if err != nil {
 		return fmt.Errorf("json: %w", err)
 	}

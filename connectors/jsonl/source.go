@@ -40,6 +40,7 @@ var readSize = 1 << 20
 // Decode parses its lines on an engine worker.
 type Source struct {
 	cfg    SourceConfig
+	in     *fileio.Inputs // nil: local files
 	files  []string
 	next   int
 	cur    *fileio.Reader
@@ -70,7 +71,7 @@ func newSource(c connector.Config) (connector.Source, error) {
 
 // Open finds the input files and opens the first.
 func (s *Source) Open(ctx context.Context, opts connector.SourceOptions) error {
-	files, err := fileio.Expand(s.cfg.Path)
+	files, err := s.in.Expand(s.cfg.Path)
 	if err != nil {
 		return fmt.Errorf("jsonl: %w", err)
 	}
@@ -84,7 +85,7 @@ func (s *Source) Open(ctx context.Context, opts connector.SourceOptions) error {
 func (s *Source) openNext() error {
 	path := s.files[s.next]
 	s.next++
-	r, err := fileio.Open(path, s.cfg.Compression)
+	r, err := s.in.Open(path, s.cfg.Compression)
 	if err != nil {
 		return fmt.Errorf("jsonl: %w", err)
 	}

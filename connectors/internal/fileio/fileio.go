@@ -70,7 +70,7 @@ func Expand(pattern string) ([]string, error) {
 // Reader is an open input file, decompressed when needed.
 type Reader struct {
 	io.Reader
-	f  *os.File
+	c  io.Closer // the file, or the stream Inputs.OpenFunc returned
 	gz *gzip.Reader
 }
 
@@ -80,12 +80,17 @@ func Open(path, compression string) (*Reader, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := &Reader{Reader: f, f: f}
-	if IsGzip(path, compression) {
-		gz, err := gzip.NewReader(bufio.NewReaderSize(f, 256<<10))
+	return newReader(path, f, compression)
+}
+
+// newReader wraps rc, through gzip when compression says so for name.
+func newReader(name string, rc io.ReadCloser, compression string) (*Reader, error) {
+	r := &Reader{Reader: rc, c: rc}
+	if IsGzip(name, compression) {
+		gz, err := gzip.NewReader(bufio.NewReaderSize(rc, 256<<10))
 		if err != nil {
-			f.Close()
-			return nil, fmt.Errorf("%s: %w", path, err)
+			rc.Close()
+			return nil, fmt.Errorf("%s: %w", name, err)
 		}
 		r.gz, r.Reader = gz, gz
 	}
@@ -98,7 +103,7 @@ func (r *Reader) Close() error {
 	if r.gz != nil {
 		err = r.gz.Close()
 	}
-	return errors.Join(err, r.f.Close())
+	return errors.Join(err, r.c.Close())
 }
 
 // ReadFull reads into buf until it is full or the input ends; it returns
