@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/faucet-hq/faucet/connector"
+	"github.com/faucet-hq/faucet/internal/config"
 	"github.com/faucet-hq/faucet/internal/state"
 )
 
@@ -172,6 +173,9 @@ func documentSchema() map[string]any {
 				"delivery":   map[string]any{"enum": []any{"at_least_once", "exactly_once"}},
 			})},
 			"delivery": map[string]any{"enum": []any{"at_least_once", "exactly_once"}},
+			"shard": obj(map[string]any{
+				"count": map[string]any{"type": "integer", "minimum": 1, "maximum": config.MaxShardCount},
+			}),
 		},
 		"required":             []any{"pipeline"},
 		"additionalProperties": false,

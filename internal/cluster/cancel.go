@@ -35,5 +35,6 @@ func (n *Node) Cancel(ctx context.Context, runID string) (CancelOutcome, *histor
 	if err := n.store.RequestCancel(ctx, runID); err != nil {
 		return 0, nil, err
 	}
+	n.Kick() // this instance's own shards of the run stop at once
 	return CancelRequested, nil, nil
 }

@@ -1,7 +1,8 @@
-// Package cluster is cluster Mode A of `faucet serve --cluster`: several
-// serve instances share one Postgres run history and execute the runs
-// submitted to any of them, each run on exactly one instance at a time, with
-// failover when an instance dies. It holds the protocol; the SQL that
+// Package cluster is `faucet serve --cluster`: several serve instances
+// share one Postgres run history and execute the runs submitted to any of
+// them, each run on exactly one instance at a time, with failover when an
+// instance dies (Mode A), and split a shardable run's source into shards
+// that run on several instances at once (Mode B). It holds the protocol; the SQL that
 // implements its conditional writes lives in internal/history/sqlstore and
 // is reached only through history.Leases. The server (internal/serve)
 // executes the runs and plugs in as an Executor.
@@ -153,12 +154,68 @@
 // reclaims early (the run is executed twice, and the fence still leaves one
 // terminal state); keep clocks synchronised (NTP) well within ttl/3.
 //
-// # Mode B
+// # Mode B: sharded runs
 //
-// Sharded runs (connector.Sharder, history.Shards) are not executed yet. The
-// design is ready for them: a shard is one more kind of held unit with its
-// own owner/lease/attempt columns (faucet_serve_shards), claimed in the same
-// poll after runs with the capacity left, renewed, reclaimed and finalized
-// with the same guarded statements; the parent moves running -> sharded and
-// is finalized once by a status-fenced write.
+// A run whose config has `shard: {count: N}` with N >= 2, expands to one
+// row, and whose source implements connector.Sharder is split; anything
+// else runs whole (with a warning naming why), as in 1.x. `faucet run`
+// ignores the key.
+//
+//  1. Expand. The instance that claimed the run (the coordinator) re-loads
+//     it as in step 3, builds the source without opening it and calls
+//     EnumerateShards(ctx, N). A failure fails the run ("enumerating
+//     shards: ..."). Claim.Expand then stops renewing the claim, inserts
+//     the shard rows (InsertShards, ON CONFLICT DO NOTHING, so a second
+//     coordinator inserts nothing new) and flips the run to sharded with
+//     the owner-fenced FinalizeOwned; the claim is released (a sharded
+//     parent has no lease). Insert before flip, unlike 1.x: a coordinator
+//     that dies in between leaves a running parent whose lease lapses, is
+//     requeued and expanded again (EnumerateShards of an unchanged data set
+//     returns the same ids), where 1.x left a sharded parent with no shards
+//     that never finished.
+//  2. Claim. Every poll, after runs, ClaimShards takes up to the capacity
+//     left, largest size estimate first, one guarded UPDATE ... WHERE
+//     status='pending' per shard (owner=me, lease=now+ttl). Shards count
+//     against --max-concurrent-runs like runs.
+//  3. Execute. The claimer re-loads the parent's stored config, builds the
+//     row, narrows the source with ApplyShard before the engine opens it,
+//     and runs it with the state key "<key>::<shard_id>" and the parent's
+//     timeout. Its lines go to the server log with run_id and shard_id (not
+//     to the run's captured log).
+//  4. Renew and reclaim. Every ttl/3 each shard executing here is renewed
+//     with RenewShardLease (owner=me AND status='running', per shard, like
+//     runs: a shard owned here but not executed lapses; the seed's blanket
+//     RenewShardLeases is not used). A renewal that matches nothing means
+//     the shard was reclaimed: the local execution is stopped and its
+//     result discarded without writing (fenced, reason lease_lost).
+//     ReclaimShards requeues lapsed shards, or fails them once reclaimed
+//     --cluster-max-attempts times, guarded on still-running and
+//     still-expired, as runs are.
+//  5. Finalize a shard. FinalizeShard writes completed or failed (a
+//     cancelled or timed-out shard is failed, as in 1.x) WHERE owner=me
+//     AND status='running': the result of an instance whose shard was
+//     reclaimed is discarded. A retry after a lost reply reports a loss
+//     although the row holds its outcome; nothing depends on that report.
+//  6. Finalize the parent. After each shard write, and for every sharded
+//     run on each lease tick (the sweep: parents whose last shard's owner
+//     died, poison shards), ShardProgress is read; once every shard is
+//     terminal, FinalizeShardedParent writes completed, or failed with
+//     "K/N shard(s) failed", fenced on status='sharded'. Exactly one
+//     instance wins; it counts the run and fires the completion callback. A
+//     write whose reply was lost is confirmed by reading back its own
+//     finished_at.
+//
+// Cancelling a sharded run sets cancel_requested on the parent (through
+// any instance). Every poll lists the runs whose shards this instance runs
+// and whose parent is flagged (PendingShardCancellations), after claiming,
+// so that pending shards claimed in the same poll stop at once; each shard
+// stops at its next page boundary and is written failed, and the parent
+// ends failed ("N/N shard(s) failed"), as in 1.x: the seed's schema has no
+// cancelled shard outcome.
+//
+// Mode B keeps the Mode A invariants per shard (one owner, owner-fenced
+// result, a lapsed lease is the only takeover) and adds: one terminal
+// state and one callback per parent (the status fence); a parent is never
+// finalized before every shard is terminal; every shard is run to a
+// terminal state by some instance or failed as poison.
 package cluster

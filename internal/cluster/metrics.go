@@ -15,6 +15,11 @@ type Metrics struct {
 	renewals   prometheus.Counter
 	leasesLost prometheus.Counter
 	fenced     *prometheus.CounterVec
+
+	shardsClaimed   prometheus.Counter
+	shardsReclaimed *prometheus.CounterVec
+	shardsFinished  *prometheus.CounterVec
+
 	node       atomic.Pointer[Node]
 	collectors []prometheus.Collector
 }
@@ -40,8 +45,22 @@ func NewMetrics() *Metrics {
 		Name: "faucet_serve_cluster_fenced_writes_total",
 		Help: "Results discarded because the run was no longer ours: refused by the fenced terminal write (database) or after a lost lease (lease_lost).",
 	}, []string{"reason"})
+	m.shardsClaimed = prometheus.NewCounter(prometheus.CounterOpts{
+		Name: "faucet_serve_shards_claimed_total", Help: "Pending shards of sharded runs this instance claimed.",
+	})
+	m.shardsReclaimed = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "faucet_serve_shards_reclaimed_total",
+		Help: "Running shards whose owner's lease lapsed, by outcome (requeued, or failed as poison), as reclaimed by this instance.",
+	}, []string{"outcome"})
+	m.shardsFinished = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "faucet_serve_shards_finished_total", Help: "Shards this instance executed whose fenced result write won, by outcome.",
+	}, []string{"outcome"})
 	for _, o := range []string{"requeued", "failed"} {
 		m.reclaimed.WithLabelValues(o)
+		m.shardsReclaimed.WithLabelValues(o)
+	}
+	for _, o := range []string{"completed", "failed"} {
+		m.shardsFinished.WithLabelValues(o)
 	}
 	for _, r := range []string{"database", "lease_lost"} {
 		m.fenced.WithLabelValues(r)
@@ -62,7 +81,8 @@ func NewMetrics() *Metrics {
 		}
 		return 0
 	})
-	m.collectors = []prometheus.Collector{m.claimed, m.reclaimed, m.renewals, m.leasesLost, m.fenced, instances, format}
+	m.collectors = []prometheus.Collector{m.claimed, m.reclaimed, m.renewals, m.leasesLost, m.fenced,
+		m.shardsClaimed, m.shardsReclaimed, m.shardsFinished, instances, format}
 	return m
 }
 

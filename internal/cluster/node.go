@@ -47,6 +47,16 @@ type Executor interface {
 	// Stop cancels the execution of claim c with cause (ErrCancelRequested
 	// or ErrLeaseLost); false when no execution holds c.
 	Stop(c *Claim, cause error) bool
+	// StartShard executes a shard this instance has just claimed (mode B);
+	// it reports back through s.Finalize and must not block.
+	StartShard(s *ShardClaim)
+	// StopShard cancels the execution of shard s with cause
+	// (ErrCancelRequested); false when no execution holds s.
+	StopShard(s *ShardClaim, cause error) bool
+	// ParentFinished is called once per sharded run, on the instance whose
+	// status-fenced write finalized it, with the terminal record (metrics,
+	// completion callback).
+	ParentFinished(rec history.RunRecord)
 }
 
 // Config configures a Node.
@@ -54,11 +64,12 @@ type Config struct {
 	// Store is the shared run history. It must never serve these calls
 	// from memory (use fallback.Store.Strict): every call reaches the
 	// database or fails.
-	Store history.Leases
+	Store Store
 	// Runs reads records back (verification of a terminal write whose
-	// reply was lost). Usually the same store.
+	// reply was lost, the sharded runs to sweep). Usually the same store.
 	Runs interface {
 		Get(ctx context.Context, runID string) (*history.RunRecord, error)
+		List(ctx context.Context, f history.ListFilter) (history.ListPage, error)
 	}
 	// InstanceID is the id the store stamps as owner (for display).
 	InstanceID string
@@ -84,7 +95,7 @@ type Config struct {
 // of runs it holds. See doc.go for the protocol.
 type Node struct {
 	cfg     Config
-	store   history.Leases
+	store   Store
 	exec    Executor
 	log     *slog.Logger
 	metrics *Metrics
@@ -92,6 +103,7 @@ type Node struct {
 
 	mu       sync.Mutex
 	held     map[string]*Claim
+	shards   map[string]*ShardClaim // by ShardClaim.Key
 	claiming bool
 	members  []history.InstanceRecord
 	memberAt time.Time
@@ -131,7 +143,7 @@ func New(cfg Config, exec Executor) (*Node, error) {
 		cfg.Metrics = NewMetrics()
 	}
 	n := &Node{cfg: cfg, store: cfg.Store, exec: exec, log: cfg.Logger, metrics: cfg.Metrics,
-		started: time.Now().UTC(), held: map[string]*Claim{}, claiming: true,
+		started: time.Now().UTC(), held: map[string]*Claim{}, shards: map[string]*ShardClaim{}, claiming: true,
 		kick: make(chan struct{}, 1), stop: make(chan struct{})}
 	n.metrics.bind(n)
 	return n, nil
@@ -225,13 +237,17 @@ func (n *Node) leaseLoop() {
 		ctx, cancel := context.WithTimeout(context.Background(), n.RenewInterval()+5*time.Second)
 		n.renew(ctx)
 		n.reclaim(ctx)
+		n.renewShards(ctx)
+		n.reclaimShards(ctx)
+		n.sweepParents(ctx)
 		cancel()
 	}
 }
 
 // poll is one claim-loop tick: heartbeat and membership (on the poll
 // interval; a kick only claims), cross-instance cancellations of the runs
-// held here, then claims up to free capacity.
+// held here, claims up to free capacity (runs, then shards), then
+// cancellations of the shards held here.
 func (n *Node) poll(ctx context.Context, beat bool) {
 	if beat {
 		n.heartbeat(ctx)
@@ -247,9 +263,13 @@ func (n *Node) poll(ctx context.Context, beat bool) {
 		}
 	}
 	n.claim(ctx)
+	// After the claim, so that shards just claimed for a cancelled run
+	// are stopped at once instead of running for a poll interval.
+	n.cancelShards(ctx)
 }
 
-// claim takes up to the executor's free capacity of pending runs.
+// claim takes up to the executor's free capacity of pending runs, then
+// pending shards with the capacity left.
 func (n *Node) claim(ctx context.Context) {
 	n.mu.Lock()
 	on := n.claiming
@@ -263,6 +283,7 @@ func (n *Node) claim(ctx context.Context) {
 	}
 	recs, err := n.store.ClaimPending(ctx, free)
 	n.warn.report(n.log, "claiming pending runs", err)
+	defer n.claimShards(ctx, free-len(recs))
 	// Rows claimed before an error are ours too: run them.
 	for _, rec := range recs {
 		n.metrics.claimed.Inc()

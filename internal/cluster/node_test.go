@@ -47,16 +47,20 @@ type fakeExec struct {
 	capacity int
 	started  []*Claim
 	stopped  map[*Claim]error
+
+	shards        []*ShardClaim
+	stoppedShards map[*ShardClaim]error
+	finished      []history.RunRecord
 }
 
 func newExec(capacity int) *fakeExec {
-	return &fakeExec{capacity: capacity, stopped: map[*Claim]error{}}
+	return &fakeExec{capacity: capacity, stopped: map[*Claim]error{}, stoppedShards: map[*ShardClaim]error{}}
 }
 
 func (e *fakeExec) Free() int {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	return e.capacity - len(e.started)
+	return e.capacity - len(e.started) - len(e.shards)
 }
 
 func (e *fakeExec) InFlight() int {
@@ -76,6 +80,25 @@ func (e *fakeExec) Stop(c *Claim, cause error) bool {
 	defer e.mu.Unlock()
 	e.stopped[c] = cause
 	return true
+}
+
+func (e *fakeExec) StartShard(s *ShardClaim) {
+	e.mu.Lock()
+	e.shards = append(e.shards, s)
+	e.mu.Unlock()
+}
+
+func (e *fakeExec) StopShard(s *ShardClaim, cause error) bool {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.stoppedShards[s] = cause
+	return true
+}
+
+func (e *fakeExec) ParentFinished(rec history.RunRecord) {
+	e.mu.Lock()
+	e.finished = append(e.finished, rec)
+	e.mu.Unlock()
 }
 
 func (e *fakeExec) claims() []*Claim {
@@ -407,13 +430,13 @@ func TestCancelFlagSurvivesARequeue(t *testing.T) {
 
 // lostReply commits FinalizeOwned and then answers as a retry after a lost
 // reply would: the second, identical write matches nothing.
-type lostReply struct{ history.Leases }
+type lostReply struct{ Store }
 
 func (l lostReply) FinalizeOwned(ctx context.Context, rec history.RunRecord) (bool, error) {
-	if _, err := l.Leases.FinalizeOwned(ctx, rec); err != nil {
+	if _, err := l.Store.FinalizeOwned(ctx, rec); err != nil {
 		return false, err
 	}
-	return l.Leases.FinalizeOwned(ctx, rec)
+	return l.Store.FinalizeOwned(ctx, rec)
 }
 
 func TestTerminalWriteWhoseReplyWasLostCountsAsWon(t *testing.T) {

@@ -3,8 +3,8 @@ package config
 import "runtime"
 
 var topKeys = keys{
-	known: []string{"version", "name", "vars", "params", "pipeline", "execution", "matrix", "delivery"},
-	unsupported: []string{"auth", "selection", "observability", "resilience", "sla", "reconcile", "shard",
+	known: []string{"version", "name", "vars", "params", "pipeline", "execution", "matrix", "delivery", "shard"},
+	unsupported: []string{"auth", "selection", "observability", "resilience", "sla", "reconcile",
 		"replication", "backfill", "partition", "schedule", "lineage", "catalog", "notifications", "metadata_columns"},
 	hints: map[string]string{
 		"source":     "wrap top-level source/sink in pipeline: (pipeline: {source: ..., sink: ...})",
@@ -50,6 +50,9 @@ var partialKeys = keys{
 
 // MaxConcurrentLimit is the largest execution.max_concurrent accepted.
 const MaxConcurrentLimit = 1 << 16
+
+// MaxShardCount is the largest shard.count accepted.
+const MaxShardCount = 1024
 
 // MaxBatchSize is the largest execution.batch_size accepted.
 const MaxBatchSize = 1_000_000
@@ -111,6 +114,10 @@ func (d *structDec) document(root *node, doc *Document) {
 			if s, ok := d.enum(f.val, "delivery", string(AtLeastOnce), string(ExactlyOnce)); ok {
 				doc.Delivery = Delivery(s)
 			}
+		case "shard":
+			if d.object(f.val, "shard") {
+				doc.ShardCount = d.shard(f.val)
+			}
 		default:
 			d.unknown(f, "", topKeys)
 		}
@@ -124,6 +131,24 @@ func (d *structDec) document(root *node, doc *Document) {
 		}
 		d.errs.add(root.pos, "pipeline", "%s", msg)
 	}
+}
+
+// shard decodes the top-level `shard: {count: N}` block (cluster mode B:
+// `faucet serve --cluster` splits the source into N shards; `faucet run`
+// ignores it, as 1.x does).
+func (d *structDec) shard(n *node) int {
+	count := 0
+	for _, f := range n.fields {
+		switch f.key {
+		case "count":
+			if v, ok := d.intRange(f.val, "shard.count", 1, MaxShardCount); ok {
+				count = int(v)
+			}
+		default:
+			d.unknown(f, "shard", keys{known: []string{"count"}})
+		}
+	}
+	return count
 }
 
 func (d *structDec) pipeline(n *node, p *Pipeline) {

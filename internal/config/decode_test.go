@@ -140,7 +140,7 @@ matrix:
 		source: {reff: x, status: draft}
 	- 7
 `, []string{
-			`pipeline.yaml:1:1: versoin: unknown key (did you mean "version"?); valid keys: version, name, vars, params, pipeline, execution, matrix, delivery`,
+			`pipeline.yaml:1:1: versoin: unknown key (did you mean "version"?); valid keys: version, name, vars, params, pipeline, execution, matrix, delivery, shard`,
 			`pipeline.yaml:2:1: resilience: is not supported by this version of faucet`,
 			`pipeline.yaml:3:1: extends: unknown key; config composition (extends/profiles/!include) is not supported by this version of faucet`,
 			`pipeline.yaml:5:23: pipeline.source.confg: unknown key (did you mean "config"?); valid keys: type, config, transforms, inherit_transforms`,
@@ -182,7 +182,7 @@ pipeline:
 a: 1
 a: 2
 `, []string{
-			`pipeline.yaml:1:1: a: unknown key; valid keys: version, name, vars, params, pipeline, execution, matrix, delivery`,
+			`pipeline.yaml:1:1: a: unknown key; valid keys: version, name, vars, params, pipeline, execution, matrix, delivery, shard`,
 			`pipeline.yaml:1:1: pipeline: required key is missing`,
 			`pipeline.yaml:2:1: duplicate key "a" (first defined at 1:1)`,
 		}},

@@ -98,6 +98,10 @@ type Document struct {
 	Execution   Execution
 	Matrix      []MatrixRow
 	Delivery    Delivery
+	// ShardCount is `shard: {count: N}` (0 when absent): with N >= 2 a
+	// clustered `faucet serve` splits a single-row pipeline's source into
+	// N shards run across its members. `faucet run` ignores it.
+	ShardCount int
 
 	root  *node
 	pos   posIndex

@@ -66,6 +66,9 @@ type Shards interface {
 	InsertShards(ctx context.Context, runID string, shards []ShardInsert) (int, error)
 	ClaimShards(ctx context.Context, limit int) ([]ClaimedShard, error)
 	RenewShardLeases(ctx context.Context) (int, error)
+	// RenewShardLease extends one shard's lease, fenced on owner = me and
+	// running; false means the shard is no longer this instance's.
+	RenewShardLease(ctx context.Context, runID, shardID string) (bool, error)
 	ReclaimShards(ctx context.Context, maxAttempts uint32) (ReclaimReport, error)
 	FinalizeShard(ctx context.Context, runID, shardID string, success bool) (bool, error)
 	ShardProgress(ctx context.Context, runID string) (ShardProgress, error)

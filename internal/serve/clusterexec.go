@@ -179,6 +179,9 @@ func (r *Runner) executeClaimed(j *job) {
 		return
 	}
 	j.prep = p
+	if r.expandSharded(j) {
+		return
+	}
 	acquired := false
 	select {
 	case r.slots <- struct{}{}:

@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/faucet-hq/faucet/internal/cluster"
 	"github.com/faucet-hq/faucet/internal/config"
 	"github.com/faucet-hq/faucet/internal/engine"
 	"github.com/faucet-hq/faucet/internal/history"
@@ -35,7 +36,7 @@ func (s *Server) execPipeline(ctx context.Context, j *job, logger *slog.Logger) 
 		recs[i] = history.InvocationRecord{RowID: inv.ID}
 		nodes[i] = engine.Node{ID: inv.ID, DependsOn: inv.DependsOn, Run: func(ctx context.Context) error {
 			start := time.Now()
-			res, err := s.runRow(ctx, doc, inv, logger.With("row", inv.ID))
+			res, err := s.runRow(ctx, doc, inv, j.shard, logger.With("row", inv.ID))
 			mu.Lock()
 			recs[i].RecordsWritten = uint64(max(res.Written, 0))
 			recs[i].DurationMS = uint64(time.Since(start).Milliseconds())
@@ -66,11 +67,18 @@ func (s *Server) execPipeline(ctx context.Context, j *job, logger *slog.Logger) 
 	return recs, nil
 }
 
-// runRow builds one invocation's components and runs it.
-func (s *Server) runRow(ctx context.Context, doc *config.Document, inv config.Invocation, logger *slog.Logger) (engine.Result, error) {
+// runRow builds one invocation's components and runs it (narrowed to
+// shard when it is not nil: cluster mode B).
+func (s *Server) runRow(ctx context.Context, doc *config.Document, inv config.Invocation, shard *cluster.ShardClaim, logger *slog.Logger) (engine.Result, error) {
 	row, err := pipeline.Build(doc, inv, pipeline.Options{Registry: s.cfg.Registry})
 	if err != nil {
 		return engine.Result{}, err
+	}
+	if shard != nil {
+		if err := narrowToShard(&row, shard); err != nil {
+			pipeline.Close(row)
+			return engine.Result{}, err
+		}
 	}
 	if row.State != nil {
 		defer row.State.Close()

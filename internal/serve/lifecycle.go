@@ -84,7 +84,7 @@ func (r *Runner) run(j *job) outcome {
 		ctx, cancel = context.WithTimeoutCause(ctx, j.timeout, errTimeout)
 		defer cancel()
 	}
-	logger := r.s.logs.logger(j.id)
+	logger := r.jobLogger(j)
 	logger.Info("pipeline run starting", "pipeline", j.prep.doc.PipelineName())
 	type result struct {
 		invs []history.InvocationRecord

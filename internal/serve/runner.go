@@ -63,6 +63,9 @@ type job struct {
 	claim *cluster.Claim
 	prev  *job
 	done  chan struct{}
+	// shard: cluster mode B, the shard of a sharded run this job executes
+	// (claim is nil then).
+	shard *cluster.ShardClaim
 }
 
 func newRunner(s *Server) *Runner {

@@ -121,6 +121,11 @@ func (fb *Store) RenewShardLeases(ctx context.Context) (int, error) {
 	return strict(ctx, fb, "RenewShardLeases", func(h history.RunHistory) (int, error) { return h.RenewShardLeases(ctx) })
 }
 
+// RenewShardLease is refused (Degraded) while degraded.
+func (fb *Store) RenewShardLease(ctx context.Context, runID, shardID string) (bool, error) {
+	return strict(ctx, fb, "RenewShardLease", func(h history.RunHistory) (bool, error) { return h.RenewShardLease(ctx, runID, shardID) })
+}
+
 // ReclaimShards is refused (Degraded) while degraded.
 func (fb *Store) ReclaimShards(ctx context.Context, maxAttempts uint32) (history.ReclaimReport, error) {
 	return strict(ctx, fb, "ReclaimShards", func(h history.RunHistory) (history.ReclaimReport, error) { return h.ReclaimShards(ctx, maxAttempts) })

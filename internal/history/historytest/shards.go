@@ -62,6 +62,31 @@ func init() {
 		eq(e.t, "zero shards never terminal", history.ShardProgress{}.AllTerminal(), false)
 	})
 
+	register("renew_shard_lease_fenced", func(e *env) {
+		a, b := e.open("a"), e.open("b")
+		ok(e.t, a.Upsert(e.ctx, run("par", history.StatusSharded, base)))
+		must(a.InsertShards(e.ctx, "par", []history.ShardInsert{{ShardID: "s1"}, {ShardID: "s2"}}))(e.t)
+		eq(e.t, "pending shard", must(a.RenewShardLease(e.ctx, "par", "s1"))(e.t), false)
+		eq(e.t, "claimed", len(must(a.ClaimShards(e.ctx, 1))(e.t)), 1)
+		eq(e.t, "owner renews", must(a.RenewShardLease(e.ctx, "par", "s1"))(e.t), true)
+		eq(e.t, "renewal is idempotent", must(a.RenewShardLease(e.ctx, "par", "s1"))(e.t), true)
+		eq(e.t, "not owner", must(b.RenewShardLease(e.ctx, "par", "s1"))(e.t), false)
+		eq(e.t, "missing", must(a.RenewShardLease(e.ctx, "par", "zz"))(e.t), false)
+		// A renewed lease is not reclaimable until it lapses.
+		eq(e.t, "live lease kept", must(b.ReclaimShards(e.ctx, 3))(e.t), history.ReclaimReport{})
+		later := &Clock{}
+		later.Advance(time.Hour)
+		c := e.openClock("c", later)
+		eq(e.t, "lapsed lease requeued", must(c.ReclaimShards(e.ctx, 3))(e.t), history.ReclaimReport{Requeued: 1})
+		eq(e.t, "reclaimed shard", must(a.RenewShardLease(e.ctx, "par", "s1"))(e.t), false)
+		must(a.FinalizeShard(e.ctx, "par", "s1", true))(e.t)
+		eq(e.t, "c claims", len(must(c.ClaimShards(e.ctx, 5))(e.t)), 2)
+		eq(e.t, "new owner renews", must(c.RenewShardLease(e.ctx, "par", "s1"))(e.t), true)
+		eq(e.t, "old owner still refused", must(a.RenewShardLease(e.ctx, "par", "s1"))(e.t), false)
+		must(c.FinalizeShard(e.ctx, "par", "s1", true))(e.t)
+		eq(e.t, "terminal shard", must(c.RenewShardLease(e.ctx, "par", "s1"))(e.t), false)
+	})
+
 	register("finalize_sharded_parent_fenced", func(e *env) {
 		a := e.open("a")
 		ok(e.t, a.Upsert(e.ctx, run("r", history.StatusRunning, base)))

@@ -76,6 +76,20 @@ func (s *Store) ClaimShards(_ context.Context, limit int) ([]history.ClaimedShar
 	return out, nil
 }
 
+// RenewShardLease extends one shard's lease, fenced on owner = me and
+// running.
+func (s *Store) RenewShardLease(_ context.Context, runID, shardID string) (bool, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	sh := s.shards[[2]string{runID, shardID}]
+	if sh == nil || sh.owner == nil || *sh.owner != s.opts.InstanceID || sh.status != history.ShardRunning {
+		return false, nil
+	}
+	l := history.FormatTS(s.now().Add(s.opts.LeaseTTL))
+	sh.lease = &l
+	return true, nil
+}
+
 // RenewShardLeases extends this instance's running shard leases.
 func (s *Store) RenewShardLeases(_ context.Context) (int, error) {
 	s.mu.Lock()

@@ -69,6 +69,14 @@ func (s *Store) RenewShardLeases(ctx context.Context) (int, error) {
 	return int(n), err
 }
 
+// RenewShardLease extends one shard's lease, fenced on owner = me and
+// running (the write is idempotent: a retried renewal that committed still
+// matches).
+func (s *Store) RenewShardLease(ctx context.Context, runID, shardID string) (bool, error) {
+	n, err := s.exec(ctx, s.st.renewShardLease, s.lease(s.now()), runID, shardID, s.opts.InstanceID)
+	return n == 1, err
+}
+
 // ReclaimShards requeues expired running shards until maxAttempts, then fails
 // them; guarded on still-running and still-expired.
 func (s *Store) ReclaimShards(ctx context.Context, maxAttempts uint32) (history.ReclaimReport, error) {

@@ -124,6 +124,8 @@ var pgStmts = stmts{
 		"WHERE run_id = $3 AND shard_id = $4 AND status = 'pending'",
 	renewShardLeases: "UPDATE faucet_serve_shards SET lease_expires_at = $1 " +
 		"WHERE owner = $2 AND status = 'running'",
+	renewShardLease: "UPDATE faucet_serve_shards SET lease_expires_at = $1 " +
+		"WHERE run_id = $2 AND shard_id = $3 AND owner = $4 AND status = 'running'",
 	reclaimShardsSelect: "SELECT run_id, shard_id, attempt FROM faucet_serve_shards " +
 		"WHERE status = 'running' " +
 		"AND (lease_expires_at IS NULL OR lease_expires_at < $1)",

@@ -36,6 +36,7 @@ type stmts struct {
 	claimShardsSelect                    string
 	claimShardOne                        string
 	renewShardLeases                     string
+	renewShardLease                      string
 	reclaimShardsSelect                  string
 	reclaimShardRequeue                  string
 	reclaimShardFail                     string
@@ -163,6 +164,7 @@ func newStmts(d Dialect) stmts {
 		claimShardsSelect:                    d.render(p.claimShardsSelect),
 		claimShardOne:                        d.render(p.claimShardOne),
 		renewShardLeases:                     d.render(p.renewShardLeases),
+		renewShardLease:                      d.render(p.renewShardLease),
 		reclaimShardsSelect:                  d.render(p.reclaimShardsSelect),
 		reclaimShardRequeue:                  d.render(p.reclaimShardRequeue),
 		reclaimShardFail:                     d.render(p.reclaimShardFail),
