@@ -8,6 +8,7 @@ import (
 
 	"github.com/faucet-hq/faucet/connector"
 	"github.com/faucet-hq/faucet/connectors/internal/fileio"
+	"github.com/faucet-hq/faucet/connectors/internal/keyshard"
 )
 
 // SourceConfig is the `config:` of a csv source.
@@ -69,7 +70,8 @@ func checkDialect(delim, quote byte) error {
 type Source struct {
 	cfg     SourceConfig
 	cfgPath string
-	in      *fileio.Inputs // nil: local files
+	in      *fileio.Inputs  // nil: local files
+	shard   *keyshard.Shard // the applied shard (cluster mode B), or nil
 	dec     decoder
 	files   []string
 	next    int // index in files of the next file to open
@@ -95,6 +97,9 @@ func newSource(c connector.Config) (connector.Source, error) {
 // missing file or a bad header fails before anything is written.
 func (s *Source) Open(ctx context.Context, opts connector.SourceOptions) error {
 	files, err := s.in.Expand(s.cfg.Path)
+	if err == nil {
+		files, err = fileio.InShard(s.shard, files)
+	}
 	if err != nil {
 		return fmt.Errorf("csv: %w", err)
 	}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/faucet-hq/faucet/connector"
 	"github.com/faucet-hq/faucet/connectors/internal/fileio"
+	"github.com/faucet-hq/faucet/connectors/internal/keyshard"
 )
 
 func init() {
@@ -69,7 +70,8 @@ func parseRecordsPath(p string) ([]string, error) {
 // Source streams the records of one JSON file after another.
 type Source struct {
 	cfg   SourceConfig
-	in    *fileio.Inputs // nil: local files
+	in    *fileio.Inputs  // nil: local files
+	shard *keyshard.Shard // the applied shard (cluster mode B), or nil
 	path  []string
 	files []string
 	next  int
@@ -96,6 +98,9 @@ func newSource(c connector.Config) (connector.Source, error) {
 // records, so a missing file or records_path fails early.
 func (s *Source) Open(ctx context.Context, opts connector.SourceOptions) error {
 	files, err := s.in.Expand(s.cfg.Path)
+	if err == nil {
+		files, err = fileio.InShard(s.shard, files)
+	}
 	if err != nil {
 		return fmt.Errorf("json: %w", err)
 	}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/faucet-hq/faucet/connector"
 	"github.com/faucet-hq/faucet/connectors/internal/fileio"
+	"github.com/faucet-hq/faucet/connectors/internal/keyshard"
 )
 
 // SourceConfig is the `config:` of a jsonl source.
@@ -40,7 +41,8 @@ var readSize = 1 << 20
 // Decode parses its lines on an engine worker.
 type Source struct {
 	cfg    SourceConfig
-	in     *fileio.Inputs // nil: local files
+	in     *fileio.Inputs  // nil: local files
+	shard  *keyshard.Shard // the applied shard (cluster mode B), or nil
 	files  []string
 	next   int
 	cur    *fileio.Reader
@@ -72,6 +74,9 @@ func newSource(c connector.Config) (connector.Source, error) {
 // Open finds the input files and opens the first.
 func (s *Source) Open(ctx context.Context, opts connector.SourceOptions) error {
 	files, err := s.in.Expand(s.cfg.Path)
+	if err == nil {
+		files, err = fileio.InShard(s.shard, files)
+	}
 	if err != nil {
 		return fmt.Errorf("jsonl: %w", err)
 	}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/faucet-hq/faucet/connector"
 	"github.com/faucet-hq/faucet/connectors/internal/fileio"
+	"github.com/faucet-hq/faucet/connectors/internal/keyshard"
 )
 
 // SourceConfig is the `config:` of a parquet source.
@@ -98,10 +99,10 @@ type Source struct {
 	rg     int   // next row group
 	left   int64 // rows left in the current row group
 	asm    assembler
-	valBuf [][]pq.Value // one value buffer per cursor, reused
-	row    int64        // rows emitted so far, over all files
-	frow   int64        // rows of the current file emitted so far
-	shard  *shard       // set by ApplyShard
+	valBuf [][]pq.Value    // one value buffer per cursor, reused
+	row    int64           // rows emitted so far, over all files
+	frow   int64           // rows of the current file emitted so far
+	shard  *keyshard.Shard // set by ApplyShard
 }
 
 func newSource(c connector.Config) (connector.Source, error) {
@@ -155,7 +156,7 @@ func (s *Source) Open(ctx context.Context, opts connector.SourceOptions) (err er
 			return fmt.Errorf("parquet: %s and %s have different schemas: %w", files[0], path, err)
 		}
 	}
-	s.files = s.inShard(files)
+	s.files = keyshard.Filter(s.shard, files, func(f string) string { return f })
 	s.valBuf = make([][]pq.Value, len(s.leaves))
 	for i := range s.valBuf {
 		s.valBuf[i] = make([]pq.Value, cursorBuffer)

@@ -17,6 +17,7 @@ import (
 	"github.com/faucet-hq/faucet/connector"
 	"github.com/faucet-hq/faucet/connectors/csv"
 	"github.com/faucet-hq/faucet/connectors/internal/fileio"
+	"github.com/faucet-hq/faucet/connectors/internal/keyshard"
 	"github.com/faucet-hq/faucet/connectors/json"
 	"github.com/faucet-hq/faucet/connectors/jsonl"
 	_ "github.com/faucet-hq/faucet/connectors/parquet" // the parquet decoder, through the registry
@@ -87,7 +88,7 @@ type Source struct {
 	cfgPath string
 	conn    connection
 	lst     listing
-	shard   *shard
+	shard   *keyshard.Shard
 
 	cl      *s3.Client
 	ctx     context.Context // object reads; cancelled by Close
@@ -127,7 +128,7 @@ func (s *Source) Open(ctx context.Context, opts connector.SourceOptions) error {
 		return err
 	}
 	if s.shard != nil {
-		objects = s.shard.filter(objects)
+		objects = keyshard.Filter(s.shard, objects, func(o object) string { return o.key })
 	} else if len(objects) == 0 {
 		return fmt.Errorf("s3: no object in %s", s.lst.what(s.conn))
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/klauspost/compress/zstd"
 
 	"github.com/faucet-hq/faucet/connector"
+	"github.com/faucet-hq/faucet/connectors/internal/keyshard"
 )
 
 func same(t testing.TB, what string, got, want []string) {
@@ -150,7 +151,7 @@ func TestShards(t *testing.T) {
 	}
 	seen := map[string]int{}
 	for _, sp := range specs {
-		var d shard
+		var d keyshard.Shard
 		if err := json.Unmarshal(sp.Descriptor, &d); err != nil {
 			t.Fatal(err)
 		}
