@@ -64,6 +64,10 @@ func (r *Runner) expandSharded(j *job) bool {
 	if err == nil && len(specs) == 0 {
 		err = errors.New("the source returned no shards")
 	}
+	if err == nil && len(specs) == 1 {
+		s.logger.Warn("shard: running the pipeline whole", "run_id", j.id, "reason", "the source's data set is a single shard")
+		return false
+	}
 	if err != nil {
 		o := classify(context.Cause(j.ctx), fmt.Errorf("enumerating shards: %w", err), j)
 		r.finalize(j, nil, o)
@@ -113,7 +117,7 @@ func (r *Runner) shardableSource(j *job) (connector.Sharder, error) {
 	sh, ok := src.(connector.Sharder)
 	if !ok {
 		src.Close()
-		return nil, fmt.Errorf("source %s cannot be sharded (postgres, mysql and sqlite with shard: {key}, and parquet can)", invs[0].Source.Type)
+		return nil, fmt.Errorf("source %s cannot be sharded (postgres, mysql and sqlite with shard: {key}, and the file, parquet and s3 sources can)", invs[0].Source.Type)
 	}
 	return sh, nil
 }

@@ -3,6 +3,8 @@ package clustertest
 import (
 	"fmt"
 	"net/http"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -144,7 +146,7 @@ func TestClusterShardedRunIntegration(t *testing.T) {
 		t.Fatalf("the parent was counted %v times", n)
 	}
 
-	// Not shardable (a CSV source): the run executes whole.
+	// One shard only (a CSV source of one file): the run executes whole.
 	whole := e.shortRun(nil, "")
 	whole.Config = "shard: {count: 3}\n" + whole.Config
 	wid := ms[0].submit(whole)
@@ -156,10 +158,10 @@ func TestClusterShardedRunIntegration(t *testing.T) {
 	}
 	warned := 0
 	for _, m := range ms {
-		warned += m.stderr.count("source csv cannot be sharded")
+		warned += m.stderr.count("the source's data set is a single shard")
 	}
 	if warned != 1 {
-		t.Fatalf("%d members warned that the csv source runs whole, want 1", warned)
+		t.Fatalf("%d members warned that the one-file csv source runs whole, want 1", warned)
 	}
 
 	// One key range holds a row the sink rejects (v = -1 violates dst2's
@@ -316,5 +318,62 @@ func TestClusterShardOwnerKilledIntegration(t *testing.T) {
 	}
 	if cb := e.hooks.of(id); len(cb) != 1 || cb[0] != "completed" {
 		t.Errorf("callbacks %v, want one completed", cb)
+	}
+}
+
+// TestClusterShardedCSVIntegration: a 1M-row CSV set of eight files split
+// four ways by a hash of the file paths across three members arrives
+// complete in a Postgres sink, and the parent completes once.
+func TestClusterShardedCSVIntegration(t *testing.T) {
+	e := newEnv(t)
+	const files, perFile = 8, shardRows / 8
+	dir := filepath.Join(e.dir, "csvset")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	var wantSum int64
+	for f := range files {
+		var b strings.Builder
+		b.WriteString("id,v\n")
+		for i := range perFile {
+			id := int64(f*perFile + i + 1)
+			wantSum += id * 3
+			fmt.Fprintf(&b, "%d,%d\n", id, id*3)
+		}
+		if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("part-%d.csv", f)), []byte(b.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	e.exec("CREATE TABLE dstcsv (id BIGINT, v BIGINT)")
+	ms := e.threeMembers("--max-concurrent-runs", "2")
+	cfg := fmt.Sprintf(`version: 1
+shard: {count: 4}
+pipeline:
+  source:
+    type: csv
+    config: {path: %q}
+  sink:
+    type: postgres
+    config: {url: %q, table_name: dstcsv, column_mapping: auto_map}
+`, filepath.Join(dir, "*.csv"), e.pgURL)
+	id := ms[0].submit(submission{Config: cfg, Callback: e.hooks.spec()})
+	got := e.waitTerminal([]string{id}, 120*time.Second)[id]
+	if got.status != "completed" {
+		t.Fatalf("sharded csv run: %s %q", got.status, got.errText)
+	}
+	if n, sum := e.countSum("dstcsv"); n != shardRows || sum != wantSum {
+		t.Fatalf("sink holds %d rows summing to %d, want %d summing to %d", n, sum, shardRows, wantSum)
+	}
+	shards := e.shards(id)
+	if len(shards) < 2 {
+		t.Fatalf("%d shards: %+v", len(shards), shards)
+	}
+	for _, s := range shards {
+		if s.status != "completed" {
+			t.Fatalf("shard %s: %s", s.id, s.status)
+		}
+	}
+	if n := finishedTotal(ms, "completed"); n != 1 {
+		t.Fatalf("the parent was counted %v times", n)
 	}
 }
