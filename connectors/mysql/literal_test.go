@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/faucet-hq/faucet/connector"
 	"github.com/faucet-hq/faucet/connectors/internal/sqlutil"
@@ -141,5 +142,18 @@ func TestSinkLongStatementIsBound(t *testing.T) {
 	}
 	if n := count(t, db, "SELECT count(*) FROM big WHERE length(t) = "+strconv.Itoa(maxInline/2)); n != 3 {
 		t.Fatalf("%d rows written", n)
+	}
+}
+
+// mayHaveZone never skips text that time.Parse(time.RFC3339Nano) accepts.
+func TestMayHaveZone(t *testing.T) {
+	for _, s := range []string{
+		"2020-01-01T00:00:31Z", "2020-01-01T00:00:31.5+02:00", "2020-01-01T00:00:31-00:30", "2020-01-01t00:00:31z",
+		"2020-01-01T00:00:31", "2020-01-01T00:00:31.123456", "2020-01-01 00:00:31", "2020-01-01", "", "Z", "+02:00",
+		"2020-01-01T00:00:31+0200", "2020-01-01T00:00:31.999999999Z",
+	} {
+		if _, err := time.Parse(time.RFC3339Nano, s); err == nil && !mayHaveZone(s) {
+			t.Errorf("%q parses but would be skipped", s)
+		}
 	}
 }

@@ -98,6 +98,9 @@ type Sink struct {
 	// uncertain is set when a write failed with the connection: its
 	// commit may have happened (see alreadyCommitted in connlost.go).
 	uncertain bool
+	// copy is the COPY kept open for the pages of the transaction after
+	// its first (copystream.go); it owns the connection while open.
+	copy *copyStream
 }
 
 // copyBuffer is how many bytes of COPY rows are gathered per statement.
@@ -154,6 +157,9 @@ func (s *Sink) Open(ctx context.Context, opts connector.SinkOptions) error {
 func (s *Sink) Write(ctx context.Context, p *connector.Page) error {
 	if len(p.Records) == 0 {
 		return nil
+	}
+	if err := s.settle(); err != nil {
+		return s.writeFailed(ctx, err, false)
 	}
 	alone, err := s.ensureConn(ctx)
 	if err != nil {
@@ -245,6 +251,7 @@ func (s *Sink) writeOpen(ctx context.Context, recs []connector.Record, data []by
 // rollback abandons the open transaction and re-reads the columns (DDL in
 // it is undone too).
 func (s *Sink) rollback() {
+	s.abandon()
 	s.pend, s.pendHdr = s.pend[:0], nil
 	if s.tx == nil {
 		return

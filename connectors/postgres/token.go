@@ -28,6 +28,9 @@ func (s *Sink) ensureTokenTable(ctx context.Context) error {
 // transaction (COPY included): after a crash either both are there or
 // neither is. A page with no records only records the token.
 func (s *Sink) WriteIdempotent(ctx context.Context, p *connector.Page, scope, token string) error {
+	if err := s.settle(); err != nil {
+		return s.writeFailed(ctx, err, false)
+	}
 	alone, err := s.ensureConn(ctx)
 	if err != nil {
 		return err
@@ -50,6 +53,9 @@ func (s *Sink) WriteIdempotent(ctx context.Context, p *connector.Page, scope, to
 
 // LastCommittedToken returns the token last committed for scope.
 func (s *Sink) LastCommittedToken(ctx context.Context, scope string) (string, bool, error) {
+	if err := s.settle(); err != nil {
+		return "", false, err
+	}
 	if err := s.ensureTokenTable(ctx); err != nil {
 		return "", false, err
 	}

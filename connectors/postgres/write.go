@@ -33,11 +33,20 @@ func (s *Sink) EncodePage(p *connector.Page, dst []byte) ([]byte, error) {
 	return out, err
 }
 
-// WriteEncoded loads an encoded page with one COPY, inside the
-// transaction that the next Flush commits.
+// WriteEncoded loads an encoded page with COPY, inside the transaction
+// that the next Flush commits: the transaction's first page with a COPY
+// of its own, the next ones through the COPY kept open (copystream.go).
 func (s *Sink) WriteEncoded(ctx context.Context, p *connector.Page, data []byte) error {
 	if len(data) == 0 || data[0] == 0 {
 		return s.Write(ctx, p)
+	}
+	if s.tx != nil && len(s.pend) == 0 {
+		// The transaction holds earlier pages: a lost connection takes
+		// them all (and the stream owns the connection: no ensureConn).
+		if err := s.streamPage(ctx, p, data); err != nil {
+			return s.writeFailed(ctx, err, false)
+		}
+		return nil
 	}
 	alone, err := s.ensureConn(ctx)
 	if err != nil {
@@ -51,12 +60,10 @@ func (s *Sink) WriteEncoded(ctx context.Context, p *connector.Page, data []byte)
 
 // copyPage runs the COPY of one encoded page in the open transaction
 // (beginning it, and after the rows Write left pending, so pages keep
-// their order). A COPY that committed on its own cost a WAL flush per
-// 1000-row page: CSV -> Postgres ran at about 0.6x the rows/s of psql
-// \copy that way, and at about 0.9x in the transaction (bench/sql/RESULTS.md).
-// The COPY stays one statement per page, and the write returns once the
-// server took the page, so that a failed page is known and named while
-// it is written (connlost.go, recorderr.go).
+// their order), and returns once the server took the page. A COPY that
+// committed on its own cost a WAL flush per 1000-row page: CSV ->
+// Postgres ran at about 0.6x the rows/s of psql \copy that way
+// (bench/sql/RESULTS.md).
 func (s *Sink) copyPage(ctx context.Context, data []byte) error {
 	if s.tx == nil {
 		tx, err := s.conn.Begin(ctx)
@@ -209,6 +216,9 @@ func (s *Sink) queueCopy(ctx context.Context, data []byte) error {
 // sendPending runs one COPY of the pending rows inside the open
 // transaction.
 func (s *Sink) sendPending(ctx context.Context) error {
+	if err := s.settle(); err != nil {
+		return err
+	}
 	if len(s.pend) == 0 {
 		return nil
 	}
