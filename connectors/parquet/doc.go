@@ -54,6 +54,17 @@
 // error. A value its column cannot hold (a string in an INT64 column) is
 // refused as a sink record error: dead-lettered with a DLQ, fatal without.
 //
+// Memory: the writer holds the row group being built (its encoded,
+// compressed pages plus the values of each column's current page) until
+// the row group is written. A row group ends after row_group_size rows
+// (default 1,048,576) or, checked after every page, once that estimate
+// reaches row_group_bytes (default 4 MiB), whichever comes first; so the
+// sink's memory is about row_group_bytes plus a page buffer per column,
+// whatever the row count. (Without the byte budget the 1M-row bench
+// file, 32 MB snappy, was one row group held whole.) On that data set
+// the default makes 10 row groups of ~105k rows, near DuckDB's default
+// of 122,880 rows, for a file 0.14 % larger.
+//
 // # Durability and the engine
 //
 // A Parquet file is readable only once its footer is written, at the end.

@@ -28,7 +28,8 @@ type SinkConfig struct {
 	// Destination is faucet-cli 1.x's spelling of the output.
 	Destination    *Location `json:"destination" doc:"faucet-cli 1.x form of the output: {type: local_path, path}. Use path instead."`
 	Compression    string    `json:"compression" default:"snappy" enum:"snappy,zstd,gzip,none,uncompressed" doc:"Page compression codec (uncompressed is the same as none)."`
-	RowGroupSize   int       `json:"row_group_size" default:"1048576" doc:"Rows per row group; the sink holds one row group's compressed pages in memory."`
+	RowGroupSize   int       `json:"row_group_size" default:"1048576" doc:"Most rows per row group."`
+	RowGroupBytes  int64     `json:"row_group_bytes" default:"4194304" doc:"A row group also ends once its estimated size (encoded pages plus values not yet encoded) reaches this many bytes; the sink holds one row group in memory, so this bounds its memory. Default 4 MiB."`
 	OnUnknownField string    `json:"on_unknown_field" default:"warn" enum:"warn,error" doc:"What to do with a field the first page did not have: drop it with one warning, or fail."`
 	BatchSize      int       `json:"batch_size" doc:"Accepted for compatibility with faucet-cli 1.x; has no effect."`
 }
@@ -54,6 +55,9 @@ func (c *SinkConfig) Validate() error {
 	if c.RowGroupSize <= 0 {
 		return connector.ConfigErrorf("row_group_size", "must be positive, got %d", c.RowGroupSize)
 	}
+	if c.RowGroupBytes < minRowGroupBytes {
+		return connector.ConfigErrorf("row_group_bytes", "must be at least %d (64 KiB), got %d", minRowGroupBytes, c.RowGroupBytes)
+	}
 	return nil
 }
 
@@ -76,6 +80,7 @@ type Sink struct {
 	cfg  SinkConfig
 	log  *slog.Logger
 	tmp  *os.File
+	out  *countingWriter // tmp, counting the bytes the writer has sent it
 	w    *pq.Writer
 	cols []sinkColumn
 	idx  map[string]int
@@ -180,7 +185,7 @@ func (s *Sink) Write(ctx context.Context, p *connector.Page) error {
 	if _, err := s.w.WriteRows(rows); err != nil {
 		return fmt.Errorf("parquet: write %s: %w", s.cfg.Path, err)
 	}
-	return nil
+	return s.flushFull()
 }
 
 // start infers the columns from the first page and starts the file.
@@ -196,7 +201,8 @@ func (s *Sink) start(recs []connector.Record) error {
 		s.idx[c.name] = i
 		s.nulls[i] = pq.NullValue().Level(0, 0, i)
 	}
-	s.w = pq.NewWriter(s.tmp, fileSchema(cols),
+	s.out = &countingWriter{w: s.tmp}
+	s.w = pq.NewWriter(s.out, fileSchema(cols),
 		pq.Compression(s.cfg.codec()),
 		pq.MaxRowsPerRowGroup(int64(s.cfg.RowGroupSize)),
 		pq.CreatedBy("faucet", "", ""))
