@@ -47,6 +47,32 @@
 // of both print in Go's shortest form (1e+300, -1.5e-07). Harness sessions
 // run in UTC. db sqlite takes path, the database file relative to the case
 // copy. A query returning more than one row must have an ORDER BY.
+//
+// Brokers: services may also list redis, nats, kafka, s3 and http
+// (golden_brokers_test.go). Every case gets FAUCET_GOLDEN_PREFIX,
+// fg_<case>_<pid> in the spelling of the database names. redis is the
+// machine's Redis (FAUCET_TEST_REDIS_URL, in FAUCET_GOLDEN_REDIS_URL; the
+// case's keys must start with <prefix>: and are deleted after it). nats is
+// the machine's NATS (FAUCET_TEST_NATS_URL, in FAUCET_GOLDEN_NATS) with a
+// JetStream stream named <prefix> over the subjects <prefix>.>, deleted
+// after the case. A service that does not answer skips the case, or fails
+// it under CI=true. kafka is an in-process kfake cluster of the case
+// (FAUCET_GOLDEN_KAFKA: its brokers), s3 an in-process gofakes3 server
+// (FAUCET_GOLDEN_S3, path style, any credentials) holding the empty
+// bucket FAUCET_GOLDEN_S3_BUCKET, and http an in-process server of the
+// JSON pages of the case copy's api/ folder that records POSTed bodies
+// (FAUCET_GOLDEN_HTTP; the rules are on goldenAPI, golden_http_test.go).
+// Broker steps, each alone in its step ({prefix} in names is the prefix):
+//
+//	steps:
+//	  - redis: {cmds: [[XADD, "{prefix}:events", "1-1", k, v]]}
+//	  - kafka_topic: {topic: orders, partitions: 1}
+//	  - kafka_produce: {topic: orders, file: msgs.jsonl}  # a message a line
+//	  - nats_publish: {subject: orders, file: msgs.jsonl} # to <prefix>.orders
+//	  - s3_put: {key: in/a.csv, file: a.csv}
+//	  - s3_get: {key: out/000000.jsonl, want: want/a.jsonl}
+//	  - s3_list: {want: want/keys.txt}                    # a key a line
+//	  - received: {want: want/posted.jsonl}               # http bodies so far
 package e2e
 
 import (
@@ -82,6 +108,9 @@ type goldenStep struct {
 	// A sql or query step runs no command.
 	SQL   *sqlStep   `yaml:"sql"`
 	Query *queryStep `yaml:"query"`
+
+	// Steps that seed or check a broker service (golden_broker_steps_test.go).
+	brokerSteps `yaml:",inline"`
 }
 
 // isCommand reports whether any of the command keys is set.
@@ -137,8 +166,14 @@ func runCase(t *testing.T, bin, src string) {
 	work := t.TempDir()
 	copyTree(t, src, work)
 	dbs := setUpServices(t, filepath.Base(src), c.Services)
+	brokers := setUpBrokers(t, work, filepath.Base(src), c.Services)
 	for i, st := range c.Steps {
 		switch {
+		case st.brokerSteps.count() > 1 || (st.brokerSteps.count() == 1 && (st.SQL != nil || st.Query != nil || st.isCommand())):
+			t.Fatalf("step %d: a step is one of a command, sql, query or one broker step", i+1)
+		case st.brokerSteps.count() == 1:
+			runBrokerStep(t, i+1, brokers, work, src, st.brokerSteps)
+			continue
 		case st.SQL != nil && (st.Query != nil || st.isCommand()), st.Query != nil && st.isCommand():
 			t.Fatalf("step %d: a step is one of a command, sql or query", i+1)
 		case st.SQL != nil:
@@ -159,6 +194,7 @@ func runCase(t *testing.T, bin, src string) {
 		cmd.Dir = work
 		cmd.Env = append(os.Environ(), "FAUCET_LOG=info", "NO_COLOR=1")
 		cmd.Env = append(cmd.Env, dbs.env()...)
+		cmd.Env = append(cmd.Env, brokers.env()...)
 		for k, v := range c.Env {
 			cmd.Env = append(cmd.Env, k+"="+v)
 		}
