@@ -4,14 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/faucet-hq/faucet/connector"
+	"github.com/faucet-hq/faucet/connector/connectortest"
 	"github.com/jackc/pgx/v5"
 )
 
@@ -181,41 +178,7 @@ func TestDiscoverErrors(t *testing.T) {
 // without a password. The shared test server trusts every connection, so
 // it cannot reject a wrong password.
 func privatePostgres(t *testing.T, pw string) string {
-	t.Helper()
-	bin := "/usr/lib/postgresql/15/bin"
-	if _, err := os.Stat(filepath.Join(bin, "initdb")); err != nil || os.Geteuid() != 0 {
-		t.Skipf("needs root and %s/initdb to start a private server", bin)
-	}
-	dir, err := os.MkdirTemp("", "faucet-pg-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(dir) })
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	port := ln.Addr().(*net.TCPAddr).Port
-	ln.Close()
-	if err := os.WriteFile(filepath.Join(dir, "pw"), []byte(pw+"\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	as := func(args ...string) {
-		t.Helper()
-		cmd := exec.Command("runuser", append([]string{"-u", "postgres", "--"}, args...)...)
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("%v: %v\n%s", args, err, out)
-		}
-	}
-	if out, err := exec.Command("chown", "-R", "postgres", dir).CombinedOutput(); err != nil {
-		t.Fatalf("chown: %v %s", err, out)
-	}
-	data := filepath.Join(dir, "data")
-	as(filepath.Join(bin, "initdb"), "-D", data, "-U", "postgres", "--auth=scram-sha-256", "--pwfile="+filepath.Join(dir, "pw"))
-	as(filepath.Join(bin, "pg_ctl"), "-D", data, "-w", "-l", filepath.Join(dir, "log"), "start",
-		"-o", fmt.Sprintf("-p %d -k %s -c listen_addresses=127.0.0.1", port, dir))
-	t.Cleanup(func() { as(filepath.Join(bin, "pg_ctl"), "-D", data, "-m", "immediate", "stop") })
-	return fmt.Sprintf("postgres://postgres@127.0.0.1:%d/postgres?sslmode=disable", port)
+	return connectortest.StartPrivatePostgres(t, pw).URL("postgres")
 }
 
 func TestDiscoverWrongPassword(t *testing.T) {

@@ -3,95 +3,28 @@ package clustertest
 import (
 	"database/sql"
 	"fmt"
-	"net"
 	"net/http"
 	"net/url"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/faucet-hq/faucet/connector/connectortest"
 )
 
-const pgBin = "/usr/lib/postgresql/15/bin"
-
-// privatePG is a throwaway Postgres 15 server the test owns, so it can be
-// stopped and started without touching the machine's shared server.
+// privatePG is the test's own Postgres (stopped and started mid-run).
 type privatePG struct {
-	t    *testing.T
-	dir  string
-	data string
-	port int
+	*connectortest.PrivatePostgres
+	t *testing.T
 }
 
-// startPrivatePG initdbs a trust-auth cluster as user postgres in a fresh
-// temp dir and starts it on a free port. It is skipped when the binaries
-// (or root, needed to run them as postgres) are missing, unless CI=true.
 func startPrivatePG(t *testing.T) *privatePG {
-	t.Helper()
-	_, errInit := os.Stat(filepath.Join(pgBin, "initdb"))
-	_, errCtl := os.Stat(filepath.Join(pgBin, "pg_ctl"))
-	if errInit != nil || errCtl != nil || os.Geteuid() != 0 {
-		msg := fmt.Sprintf("needs root and %s/initdb, pg_ctl to start a private Postgres", pgBin)
-		if os.Getenv("CI") == "true" {
-			t.Fatal(msg)
-		}
-		t.Skip(msg)
-	}
-	// Not t.TempDir: its parent is root-only, the server runs as postgres.
-	dir, err := os.MkdirTemp("", "faucet-pgrestart-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(dir) })
-	if out, err := exec.Command("chown", "-R", "postgres", dir).CombinedOutput(); err != nil {
-		t.Fatalf("chown %s: %v %s", dir, err, out)
-	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := &privatePG{t: t, dir: dir, data: filepath.Join(dir, "data"), port: ln.Addr().(*net.TCPAddr).Port}
-	ln.Close()
-	p.as(filepath.Join(pgBin, "initdb"), "-D", p.data, "-U", "postgres", "--auth=trust")
-	p.start()
-	t.Cleanup(func() {
-		cmd := exec.Command("runuser", "-u", "postgres", "--", filepath.Join(pgBin, "pg_ctl"), "-D", p.data, "-m", "immediate", "stop")
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Logf("stop private postgres: %v %s", err, out)
-		}
-	})
-	return p
-}
-
-func (p *privatePG) as(args ...string) {
-	p.t.Helper()
-	cmd := exec.Command("runuser", append([]string{"-u", "postgres", "--"}, args...)...)
-	if out, err := cmd.CombinedOutput(); err != nil {
-		p.t.Fatalf("%v: %v\n%s", args, err, out)
-	}
-}
-
-func (p *privatePG) ctl(args ...string) {
-	p.t.Helper()
-	p.as(append([]string{filepath.Join(pgBin, "pg_ctl"), "-D", p.data, "-w", "-l", filepath.Join(p.dir, "log")}, args...)...)
-}
-
-func (p *privatePG) start() {
-	p.t.Helper()
-	p.ctl("start", "-o", fmt.Sprintf("-p %d -k %s -c listen_addresses=127.0.0.1", p.port, p.dir))
-}
-
-func (p *privatePG) stop() { p.t.Helper(); p.ctl("-m", "fast", "stop") }
-
-func (p *privatePG) url(db string) string {
-	return fmt.Sprintf("postgres://postgres@127.0.0.1:%d/%s?sslmode=disable", p.port, db)
+	return &privatePG{PrivatePostgres: connectortest.StartPrivatePostgres(t, ""), t: t}
 }
 
 // createDB creates db on the private server and returns its URL.
 func (p *privatePG) createDB(db string) string {
 	p.t.Helper()
-	admin, err := sql.Open("pgx", p.url("postgres"))
+	admin, err := sql.Open("pgx", p.URL("postgres"))
 	if err != nil {
 		p.t.Fatal(err)
 	}
@@ -99,13 +32,13 @@ func (p *privatePG) createDB(db string) string {
 	if _, err := admin.Exec("CREATE DATABASE " + db); err != nil {
 		p.t.Fatalf("create database %s on the private server: %v", db, err)
 	}
-	return p.url(db)
+	return p.URL(db)
 }
 
 // startTime is the postmaster's start time (pg_postmaster_start_time).
 func (p *privatePG) startTime() time.Time {
 	p.t.Helper()
-	db, err := sql.Open("pgx", p.url("postgres"))
+	db, err := sql.Open("pgx", p.URL("postgres"))
 	if err != nil {
 		p.t.Fatal(err)
 	}
@@ -176,7 +109,7 @@ func TestClusterSurvivesPostgresRestartIntegration(t *testing.T) {
 	if n := e.slowSources(); n == 0 {
 		t.Fatal("no slow source query in flight before the restart")
 	}
-	pg.stop()
+	pg.Stop()
 	down := time.Now()
 	e.waitFor("every member to report degraded", 30*time.Second, func() bool {
 		for _, m := range ms {
@@ -197,7 +130,7 @@ func TestClusterSurvivesPostgresRestartIntegration(t *testing.T) {
 	e.waitFor("the slow sources to finish while the history is down", 60*time.Second, func() bool {
 		return e.slowSources() == 0
 	})
-	pg.start()
+	pg.Start()
 	t.Logf("history server down for %s", time.Since(down).Round(time.Millisecond))
 	openHistory() // the old pool's sessions died with the server
 	if after := pg.startTime(); !after.After(before) {
