@@ -1,14 +1,12 @@
 package csv
 
 import (
-	"context"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/faucet-hq/faucet/connector"
 	"github.com/faucet-hq/faucet/connector/connectortest"
 )
 
@@ -27,36 +25,7 @@ func TestShardsCoverEveryFileOnce(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	c := connectortest.Cfg(t, "path", filepath.Join(dir, "*.csv"))
-	src, err := newSource(c)
-	if err != nil {
-		t.Fatal(err)
-	}
-	specs, err := src.(connector.Sharder).EnumerateShards(context.Background(), 4)
-	if err != nil || len(specs) < 2 {
-		t.Fatalf("shards: %v %v", specs, err)
-	}
-	seen := map[string]int{}
-	for _, sp := range specs {
-		s, err := newSource(c)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := s.(connector.Sharder).ApplyShard(sp); err != nil {
-			t.Fatal(err)
-		}
-		res, err := connectortest.Collect(context.Background(), s, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(res.Records) == 0 {
-			t.Errorf("shard %s read nothing", sp.ID)
-		}
-		for _, r := range res.Records {
-			v, _ := r.Get("id")
-			seen[v.Text()]++
-		}
-	}
+	seen := connectortest.ShardCounts(t, newSource, connectortest.Cfg(t, "path", filepath.Join(dir, "*.csv")), 4, "id")
 	if len(seen) != id {
 		t.Fatalf("%d distinct rows, want %d", len(seen), id)
 	}

@@ -3,7 +3,6 @@ package mysql
 import (
 	"context"
 	"database/sql"
-	"errors"
 	"fmt"
 
 	"github.com/faucet-hq/faucet/connector"
@@ -35,15 +34,7 @@ func (s *Source) Check(ctx context.Context) []connector.CheckResult {
 	}
 	defer db.Close()
 	q, args := s.statement(nil)
-	rows, err := db.QueryContext(ctx, sqlutil.ProbeQuery(q), args...)
-	if err == nil {
-		cols, cerr := rows.Columns()
-		rows.Close()
-		err = errors.Join(cerr, rows.Err())
-		if err == nil {
-			err = sqlutil.CheckReplicationKey(s.cfg.ReplicationKey, cols)
-		}
-	}
+	err = sqlutil.ProbeRead(ctx, db, q, args, s.cfg.ReplicationKey)
 	if err != nil {
 		return []connector.CheckResult{connector.Passed("connect"),
 			connector.Failed("read", fmt.Errorf("mysql: %s: %s", s.what(), redactErr(s.url, err)), "check the query or table, its columns and the user's privileges")}

@@ -25,15 +25,7 @@ func (s *Source) Check(ctx context.Context) []connector.CheckResult {
 	}
 	defer db.Close()
 	q, args := s.statement(nil)
-	rows, err := db.QueryContext(ctx, sqlutil.ProbeQuery(q), args...)
-	if err == nil {
-		cols, cerr := rows.Columns()
-		rows.Close()
-		err = errors.Join(cerr, rows.Err())
-		if err == nil {
-			err = sqlutil.CheckReplicationKey(s.cfg.ReplicationKey, cols)
-		}
-	}
+	err = sqlutil.ProbeRead(ctx, db, q, args, s.cfg.ReplicationKey)
 	if err != nil {
 		return []connector.CheckResult{connector.Passed("open"),
 			connector.Failed("read", fmt.Errorf("sqlite: %s: %s: %w", s.path, s.what(), err), "check the query or table and its columns")}

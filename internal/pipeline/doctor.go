@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/faucet-hq/faucet/connector"
@@ -107,16 +108,12 @@ func failedComponent(err error, inv config.Invocation) (role, typ string) {
 			role string
 			spec *config.ComponentSpec
 		}{{"source", &inv.Source}, {"sink", &inv.Sink}, {"state", inv.State}} {
-			if c.spec != nil && c.spec.Config.Path != "" && hasPrefix(ce.Path, c.spec.Config.Path) {
+			if c.spec != nil && c.spec.Config.Path != "" && strings.HasPrefix(ce.Path, c.spec.Config.Path) {
 				return c.role, c.spec.Type
 			}
 		}
 	}
 	return "pipeline", ""
-}
-
-func hasPrefix(path, prefix string) bool {
-	return len(path) >= len(prefix) && path[:len(prefix)] == prefix
 }
 
 // delivery is the row's end-to-end guarantee, worded as faucet-cli 1.x.

@@ -138,30 +138,39 @@ func (r *Runner) stopClaimed(c *cluster.Claim, cause error) bool {
 	defer r.mu.Unlock()
 	for j := r.active[c.RunID]; j != nil; j = j.prev {
 		if j.claim == c {
-			if errors.Is(cause, cluster.ErrLeaseLost) {
-				j.cancel(errLeaseLost)
-			} else {
-				j.cancel(errCancelled)
-			}
+			j.cancel(stopCause(cause))
 			return true
 		}
 	}
 	return false
 }
 
+// stopCause is the cancel cause of a cluster job the node stops: its
+// lease was lost to another member, or the run was cancelled.
+func stopCause(cause error) error {
+	if errors.Is(cause, cluster.ErrLeaseLost) {
+		return errLeaseLost
+	}
+	return errCancelled
+}
+
+// endClusterJob releases a finished cluster job (run or shard): it leaves
+// the active table and frees its slot, and the node is told to claim.
+func (r *Runner) endClusterJob(j *job) {
+	r.forget(j)
+	r.mu.Lock()
+	r.clusterJobs--
+	r.mu.Unlock()
+	j.cancel(nil)
+	close(j.done)
+	r.s.node.Kick()
+	r.wg.Done()
+}
+
 // executeClaimed re-loads, runs and finalizes a claimed run.
 func (r *Runner) executeClaimed(j *job) {
 	s := r.s
-	defer r.wg.Done()
-	defer func() {
-		r.forget(j)
-		r.mu.Lock()
-		r.clusterJobs--
-		r.mu.Unlock()
-		j.cancel(nil)
-		close(j.done)
-		s.node.Kick() // a slot is free
-	}()
+	defer r.endClusterJob(j)
 	r.mu.Lock()
 	prev := j.prev
 	r.mu.Unlock()

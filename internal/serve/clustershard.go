@@ -166,11 +166,7 @@ func (r *Runner) stopShard(sc *cluster.ShardClaim, cause error) bool {
 	if j == nil || j.shard != sc {
 		return false
 	}
-	if errors.Is(cause, cluster.ErrLeaseLost) {
-		j.cancel(errLeaseLost)
-	} else {
-		j.cancel(errCancelled)
-	}
+	j.cancel(stopCause(cause))
 	return true
 }
 
@@ -178,16 +174,7 @@ func (r *Runner) stopShard(sc *cluster.ShardClaim, cause error) bool {
 // writes the shard's outcome.
 func (r *Runner) executeShard(j *job) {
 	s := r.s
-	defer r.wg.Done()
-	defer func() {
-		r.forget(j)
-		r.mu.Lock()
-		r.clusterJobs--
-		r.mu.Unlock()
-		j.cancel(nil)
-		close(j.done)
-		s.node.Kick() // a slot is free
-	}()
+	defer r.endClusterJob(j)
 	p, err := s.prepareClaimed(j.shard.Parent())
 	if err != nil {
 		s.logger.Error("re-loading a claimed shard's config failed", "run_id", j.shard.RunID, "shard_id", j.shard.ShardID, "err", err)

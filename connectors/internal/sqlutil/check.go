@@ -1,6 +1,9 @@
 package sqlutil
 
 import (
+	"context"
+	"database/sql"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -66,4 +69,20 @@ func CheckReplicationKey(key string, cols []string) error {
 		}
 	}
 	return fmt.Errorf("replication_key %q is not a column of the result (columns: %s)", key, strings.Join(cols, ", "))
+}
+
+// ProbeRead runs a source statement wrapped by ProbeQuery on db and checks
+// that its result has the replication key: the "read" probe of the
+// database/sql sources (mysql, sqlite).
+func ProbeRead(ctx context.Context, db *sql.DB, q string, args []any, replicationKey string) error {
+	rows, err := db.QueryContext(ctx, ProbeQuery(q), args...)
+	if err != nil {
+		return err
+	}
+	cols, cerr := rows.Columns()
+	rows.Close()
+	if err := errors.Join(cerr, rows.Err()); err != nil {
+		return err
+	}
+	return CheckReplicationKey(replicationKey, cols)
 }
