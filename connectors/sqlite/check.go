@@ -19,7 +19,7 @@ func (s *Source) Check(ctx context.Context) []connector.CheckResult {
 	if _, err := os.Stat(s.path); err != nil {
 		return []connector.CheckResult{connector.Failed("open", fmt.Errorf("sqlite: %w", err), "check path (relative paths are resolved from the working directory)"), connector.SkippedCheck("read", "no database")}
 	}
-	db, err := openDB(s.path, false)
+	db, err := openDB(s.path)
 	if err != nil {
 		return []connector.CheckResult{connector.Failed("open", err, ""), connector.SkippedCheck("read", "no database")}
 	}
@@ -44,7 +44,7 @@ func (s *Sink) Check(ctx context.Context) []connector.CheckResult {
 		dir.Name = "open"
 		return []connector.CheckResult{dir, sqlutil.CheckSinkTable(sqlutil.SinkTable{Name: s.target(), CreateTable: s.cfg.CreateTable})}
 	}
-	db, err := openDB(s.path, false)
+	db, err := openDB(s.path)
 	if err != nil {
 		return []connector.CheckResult{connector.Failed("open", err, ""), connector.SkippedCheck("table", "no database")}
 	}

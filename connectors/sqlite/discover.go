@@ -49,7 +49,7 @@ func discover(ctx context.Context, c connector.Config, opts connector.DiscoverOp
 	} else if st.IsDir() {
 		return nil, fmt.Errorf("sqlite: database file %s is a directory", path)
 	}
-	db, err := openDB(path, false)
+	db, err := openDB(path)
 	if err != nil {
 		return nil, err
 	}

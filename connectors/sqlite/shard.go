@@ -19,7 +19,7 @@ func sharded(s *Source) *ShardedSource {
 		Read:  &s.read,
 		Where: func() string { return "sqlite: " + s.path + ": " + s.what() },
 		Connect: func(context.Context) (sqlutil.BoundsFunc, func(), error) {
-			db, err := openDB(s.path, false)
+			db, err := openDB(s.path)
 			if err != nil {
 				return nil, nil, err
 			}

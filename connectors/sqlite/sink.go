@@ -92,7 +92,7 @@ func (s *Sink) Open(ctx context.Context, opts connector.SinkOptions) error {
 			return fmt.Errorf("sqlite: create the directory of %s: %w", s.path, err)
 		}
 	}
-	db, err := openDB(s.path, true)
+	db, err := openWriter(ctx, s.path)
 	if err != nil {
 		return err
 	}

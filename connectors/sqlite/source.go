@@ -96,7 +96,7 @@ func (s *Source) statement(start *connector.Value) (string, []any) {
 // Open runs the query, so an unreachable file, an unknown table or a bad
 // query fails before anything is written.
 func (s *Source) Open(ctx context.Context, opts connector.SourceOptions) error {
-	db, err := openDB(s.path, false)
+	db, err := openDB(s.path)
 	if err != nil {
 		return err
 	}

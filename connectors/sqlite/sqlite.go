@@ -6,12 +6,14 @@
 package sqlite
 
 import (
+	"context"
 	"database/sql"
 	"fmt"
 	"net/url"
 	"strings"
 
 	"github.com/faucet-hq/faucet/connector"
+	"github.com/faucet-hq/faucet/internal/sqlitewal"
 	_ "modernc.org/sqlite" // registers the "sqlite" driver
 )
 
@@ -61,15 +63,27 @@ func pickPath(path, dbURL string) (string, error) {
 	return filePath(dbURL), nil
 }
 
-// openDB opens the file with a busy timeout (and WAL for writers).
-func openDB(path string, write bool) (*sql.DB, error) {
-	q := url.Values{}
-	q.Add("_pragma", "busy_timeout(5000)")
-	if write {
-		q.Add("_pragma", "journal_mode(WAL)")
-	} else {
-		q.Set("mode", "ro")
+// openDB opens the file read-only with a busy timeout.
+func openDB(path string) (*sql.DB, error) {
+	return openFile(path, url.Values{"mode": {"ro"}})
+}
+
+// openWriter opens (creating) the file with a busy timeout and switches it
+// to WAL (see sqlitewal for why that is not a DSN pragma).
+func openWriter(ctx context.Context, path string) (*sql.DB, error) {
+	db, err := openFile(path, url.Values{})
+	if err != nil {
+		return nil, err
 	}
+	if err := sqlitewal.Enable(ctx, db); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("sqlite: open %s: %w", path, err)
+	}
+	return db, nil
+}
+
+func openFile(path string, q url.Values) (*sql.DB, error) {
+	q.Add("_pragma", "busy_timeout(5000)")
 	db, err := sql.Open("sqlite", "file:"+path+"?"+q.Encode())
 	if err != nil {
 		return nil, fmt.Errorf("sqlite: open %s: %w", path, err)

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/faucet-hq/faucet/connector"
+	"github.com/faucet-hq/faucet/internal/sqlitewal"
 	_ "modernc.org/sqlite" // registers the "sqlite" driver
 )
 
@@ -61,13 +62,16 @@ type SQLite struct {
 func OpenSQLite(ctx context.Context, path, table string) (*SQLite, error) {
 	q := url.Values{}
 	q.Add("_pragma", "busy_timeout(10000)")
-	q.Add("_pragma", "journal_mode(WAL)")
 	q.Add("_pragma", "synchronous(FULL)")
 	db, err := sql.Open("sqlite", "file:"+path+"?"+q.Encode())
 	if err != nil {
 		return nil, fmt.Errorf("state sqlite %s: %w", path, err)
 	}
 	db.SetMaxOpenConns(1)
+	if err := sqlitewal.Enable(ctx, db); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("state sqlite %s: %w", path, err)
+	}
 	qt := `"` + table + `"`
 	if _, err := db.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS `+qt+` (key TEXT PRIMARY KEY, value TEXT NOT NULL, updated_at TEXT NOT NULL)`); err != nil {
 		db.Close()

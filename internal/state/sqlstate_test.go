@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"sync"
 	"testing"
 
 	"github.com/faucet-hq/faucet/connector"
@@ -45,6 +46,38 @@ func TestSQLiteStoreSharedFile(t *testing.T) {
 	}
 	if _, err := Open("sqlite", cfgOf(t, map[string]any{"path": path, "table": "bad name"})); err == nil {
 		t.Error("bad table name accepted")
+	}
+}
+
+// TestSQLiteStoreConcurrentOpens opens one new state file from several
+// matrix rows at once; the WAL switch used to fail one of them with
+// SQLITE_BUSY.
+func TestSQLiteStoreConcurrentOpens(t *testing.T) {
+	ctx := context.Background()
+	for round := range 40 {
+		path := filepath.Join(t.TempDir(), "state.db")
+		var wg sync.WaitGroup
+		errs := make(chan error, 4)
+		for i := range 4 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				s, err := OpenSQLite(ctx, path, "faucet_state")
+				if err != nil {
+					errs <- err
+					return
+				}
+				defer s.Close()
+				errs <- s.Put(ctx, fmt.Sprintf("p::row-%d", i), []byte(`{"n":1}`))
+			}()
+		}
+		wg.Wait()
+		close(errs)
+		for err := range errs {
+			if err != nil {
+				t.Fatalf("round %d: %v", round, err)
+			}
+		}
 	}
 }
 

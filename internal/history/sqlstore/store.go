@@ -19,6 +19,7 @@ import (
 	_ "modernc.org/sqlite"             // registers the "sqlite" driver
 
 	"github.com/faucet-hq/faucet/internal/history"
+	"github.com/faucet-hq/faucet/internal/sqlitewal"
 )
 
 // Connect retry budget: up to ConnectAttempts tries, 100 ms doubling to 1 s,
@@ -110,9 +111,6 @@ func parseURL(raw string) (d Dialect, driverName, dsn string, memory bool, err e
 		}
 		memory = path == ":memory:"
 		q.Add("_pragma", "busy_timeout(5000)")
-		if !memory {
-			q.Add("_pragma", "journal_mode(WAL)")
-		}
 		q.Set("_txlock", "immediate")
 		return SQLite, "sqlite", "file:" + path + "?" + q.Encode(), memory, nil
 	}
@@ -134,6 +132,12 @@ func connect(ctx context.Context, d Dialect, driverName, dsn string, memory bool
 	if err := db.PingContext(ctx); err != nil {
 		db.Close()
 		return nil, classify(what, err)
+	}
+	if d == SQLite && !memory {
+		if err := sqlitewal.Enable(ctx, db); err != nil {
+			db.Close()
+			return nil, classify(what, err)
+		}
 	}
 	if err := createSchema(ctx, db, d); err != nil {
 		db.Close()
