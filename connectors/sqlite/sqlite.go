@@ -13,7 +13,7 @@ import (
 	"strings"
 
 	"github.com/faucet-hq/faucet/connector"
-	"github.com/faucet-hq/faucet/internal/sqlitewal"
+	"github.com/faucet-hq/faucet/connector/sqlitewal"
 	_ "modernc.org/sqlite" // registers the "sqlite" driver
 )
 

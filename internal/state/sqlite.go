@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/faucet-hq/faucet/connector"
-	"github.com/faucet-hq/faucet/internal/sqlitewal"
+	"github.com/faucet-hq/faucet/connector/sqlitewal"
 	_ "modernc.org/sqlite" // registers the "sqlite" driver
 )
 

@@ -19,7 +19,7 @@ import (
 	_ "modernc.org/sqlite"             // registers the "sqlite" driver
 
 	"github.com/faucet-hq/faucet/internal/history"
-	"github.com/faucet-hq/faucet/internal/sqlitewal"
+	"github.com/faucet-hq/faucet/connector/sqlitewal"
 )
 
 // Connect retry budget: up to ConnectAttempts tries, 100 ms doubling to 1 s,
