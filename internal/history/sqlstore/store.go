@@ -18,8 +18,8 @@ import (
 	_ "github.com/jackc/pgx/v5/stdlib" // registers the "pgx" driver
 	_ "modernc.org/sqlite"             // registers the "sqlite" driver
 
-	"github.com/faucet-hq/faucet/internal/history"
 	"github.com/faucet-hq/faucet/connector/sqlitewal"
+	"github.com/faucet-hq/faucet/internal/history"
 )
 
 // Connect retry budget: up to ConnectAttempts tries, 100 ms doubling to 1 s,
