@@ -194,6 +194,13 @@ func heapNow() uint64 {
 	return ms.HeapAlloc
 }
 
+// allocatedNow is the total of heap bytes allocated so far.
+func allocatedNow() uint64 {
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	return ms.TotalAlloc
+}
+
 // streamBounded streams N records, dropping each page, and checks the
 // count, the key order and the heap growth.
 func streamBounded(t *testing.T, f *Factory, newSrc func(*testing.T, connector.Config) connector.Source) {
@@ -206,6 +213,7 @@ func streamBounded(t *testing.T, f *Factory, newSrc func(*testing.T, connector.C
 	ctx := context.Background()
 	runtime.GC()
 	base := heapNow()
+	allocBase := allocatedNow()
 	if err := src.Open(ctx, connector.SourceOptions{}); err != nil {
 		t.Fatal(err)
 	}
@@ -254,9 +262,13 @@ func streamBounded(t *testing.T, f *Factory, newSrc func(*testing.T, connector.C
 	if peak > base {
 		growth = peak - base
 	}
-	t.Logf("streamed %d records; heap %0.1f MiB at start, peak %0.1f MiB", n, float64(base)/(1<<20), float64(peak)/(1<<20))
+	perRecord := float64(allocatedNow()-allocBase) / float64(n)
+	t.Logf("streamed %d records; heap %0.1f MiB at start, peak %0.1f MiB; %0.1f bytes allocated per record", n, float64(base)/(1<<20), float64(peak)/(1<<20), perRecord)
 	if growth > limit {
 		t.Errorf("heap grew by %d MiB while streaming %d records (limit %d MiB)", growth>>20, n, limit>>20)
+	}
+	if f.MaxAllocPerRecord > 0 && perRecord > f.MaxAllocPerRecord {
+		t.Errorf("allocated %0.1f bytes per record while streaming %d records (limit %0.1f): buffers or record memory are not recycled", perRecord, n, f.MaxAllocPerRecord)
 	}
 }
 

@@ -61,8 +61,10 @@ func csvRows(t *testing.T, n int) string {
 
 func TestCSVConformance(t *testing.T) {
 	connectortest.Run(t, connectortest.Factory{
-		Name:     "csv",
-		KeyField: "id",
+		Name: "csv",
+		// Recycled read buffers and page memory: a few bytes per record.
+		MaxAllocPerRecord: 16,
+		KeyField:          "id",
 		Source: func(t *testing.T, n int) connector.Config {
 			return connectortest.Cfg(t, "path", csvRows(t, n))
 		},
@@ -91,8 +93,10 @@ func jsonlRows(t *testing.T, n int) string {
 
 func TestJSONLConformance(t *testing.T) {
 	connectortest.Run(t, connectortest.Factory{
-		Name:     "jsonl",
-		KeyField: "id",
+		Name: "jsonl",
+		// Recycled read buffers and page memory: a few bytes per record.
+		MaxAllocPerRecord: 16,
+		KeyField:          "id",
 		Source: func(t *testing.T, n int) connector.Config {
 			return connectortest.Cfg(t, "path", jsonlRows(t, n))
 		},

@@ -51,6 +51,10 @@ type Factory struct {
 	// MaxHeapGrowth bounds the live heap growth while streaming, in bytes
 	// (default 64 MiB).
 	MaxHeapGrowth uint64
+	// MaxAllocPerRecord, when set, bounds the bytes allocated per record
+	// while streaming (garbage included): a source that recycles its
+	// buffers and record memory stays far below a record's size.
+	MaxAllocPerRecord float64
 }
 
 func (f *Factory) registry() *connector.Registry {

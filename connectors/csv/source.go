@@ -19,7 +19,7 @@ type SourceConfig struct {
 	Delimiter      connector.Byte `json:"delimiter" default:"," doc:"Field separator."`
 	Quote          connector.Byte `json:"quote" default:"\"" doc:"Quote character."`
 	Flexible       bool           `json:"flexible" default:"false" doc:"Allow rows with more or fewer fields than the header (extra fields are named column_<i>)."`
-	BatchSize      int            `json:"batch_size" default:"1000" doc:"Records per page; 0 cuts pages only at the ~1 MiB read size."`
+	BatchSize      int            `json:"batch_size" default:"1000" doc:"Records per page; 0 cuts pages only at the 256 KiB read size."`
 	Compression    string         `json:"compression" default:"auto" enum:"auto,none,gzip" doc:"Input compression; auto means gzip for a .gz file name."`
 	ReplicationKey string         `json:"replication_key" doc:"Column whose value orders rows for incremental reads: only rows above the saved bookmark are emitted."`
 }
@@ -65,7 +65,7 @@ func checkDialect(delim, quote byte) error {
 	return nil
 }
 
-// Source reads CSV files in ~1 MiB chunks cut at record boundaries; each
+// Source reads CSV files in 256 KiB chunks cut at record boundaries; each
 // page's Decode parses its chunk on an engine worker.
 type Source struct {
 	cfg     SourceConfig

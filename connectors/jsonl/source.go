@@ -19,7 +19,7 @@ import (
 type SourceConfig struct {
 	Path           string `json:"path" required:"true" doc:"JSON Lines file to read, or a glob (files are read in sorted order)."`
 	Compression    string `json:"compression" default:"auto" enum:"auto,none,gzip" doc:"Input compression; auto means gzip for a .gz file name."`
-	BatchSize      int    `json:"batch_size" default:"1000" doc:"Records per page; 0 cuts pages only at the ~1 MiB read size."`
+	BatchSize      int    `json:"batch_size" default:"1000" doc:"Records per page; 0 cuts pages only at the 256 KiB read size."`
 	ReplicationKey string `json:"replication_key" doc:"Field (dotted path) whose value orders records for incremental reads: only records above the saved bookmark are emitted."`
 }
 
@@ -34,10 +34,12 @@ func (c *SourceConfig) Validate() error {
 	return nil
 }
 
-// readSize is how much input one read asks for (a variable for tests).
-var readSize = 1 << 20
+// readSize is how much input one read asks for (a variable for tests). It
+// is the pooled buffer size: a larger read would allocate a new buffer
+// every time instead of reusing a released one.
+var readSize = fileio.ReadSize
 
-// Source reads JSON Lines in ~1 MiB chunks of whole lines; each page's
+// Source reads JSON Lines in chunks of whole lines (fileio.ReadSize reads); each page's
 // Decode parses its lines on an engine worker.
 type Source struct {
 	cfg    SourceConfig

@@ -20,6 +20,8 @@ func TestConformance(t *testing.T) {
 	connectortest.Run(t, connectortest.Factory{
 		Name:     "postgres",
 		KeyField: "id",
+		// COPY rows decode into recycled page arenas.
+		MaxAllocPerRecord: 8,
 		Source: func(t *testing.T, rows int) connector.Config {
 			table(t, rows)
 			return cfg("connection_url", url, "schema", schema, "table", "t")

@@ -24,6 +24,7 @@ type App struct {
 	LogFormat  string
 	Quiet      bool
 	CPUProfile string
+	MemProfile string
 
 	Logger *slog.Logger
 
@@ -125,6 +126,8 @@ func newRoot(app *App) *cobra.Command {
 	pf.BoolVarP(&app.Quiet, "quiet", "q", false, "no progress line and no informational logs")
 	pf.StringVar(&app.CPUProfile, "cpuprofile", "", "write a CPU profile of the command to this file")
 	_ = pf.MarkHidden("cpuprofile")
+	pf.StringVar(&app.MemProfile, "memprofile", "", "write an allocation profile of the command to this file")
+	_ = pf.MarkHidden("memprofile")
 	// -V as in faucet-cli 1.x (cobra would pick -v).
 	root.Flags().BoolP("version", "V", false, "print the version")
 	for _, v := range verbs {
