@@ -168,7 +168,7 @@ if [[ -n ${FAUCET:-} ]]; then
 else
 	FB=/tmp/faucet-bench
 	echo "building $FB" >&2
-	(cd "$ROOT" && go build -o "$FB" ./cmd/faucet)
+	(cd "$ROOT" && CGO_ENABLED=0 go build -o "$FB" ./cmd/faucet)
 fi
 IN=$ROOT/bench/data/bench_$DATA.csv
 if [[ ${REGEN:-0} == 1 || ! -s $IN ]]; then
