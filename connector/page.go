@@ -100,6 +100,10 @@ type RecordError struct {
 	// Raw is the undecodable input, when the record could not be decoded.
 	Raw string
 	Err error
+	// PageIndex is set by a sink reporting a record it refused (in
+	// Page.Failed during Write): the record's 1-based position in
+	// Page.Records, from which the engine names its source row. 0: unknown.
+	PageIndex int
 }
 
 func (e *RecordError) Error() string {

@@ -115,7 +115,7 @@ func refusal(p *connector.Page, i int, err error) connector.RecordError {
 	return connector.RecordError{
 		Stage: connector.StageSink, Component: "http",
 		Location: fmt.Sprintf("record %d of the page", i+1),
-		Record:   &p.Records[i], Err: err,
+		Record:   &p.Records[i], Err: err, PageIndex: i + 1,
 	}
 }
 

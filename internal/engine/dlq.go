@@ -28,7 +28,7 @@ func (w *writer) deadLetter(ctx context.Context, failed []failure) error {
 	now := time.Now().UTC()
 	page := &connector.Page{Records: make([]connector.Record, 0, len(failed))}
 	for _, f := range failed {
-		page.Records = append(page.Records, w.envelope(f.err, now))
+		page.Records = append(page.Records, w.envelope(f, now))
 	}
 	err := w.row.Retry.do(ctx, func() error { return w.row.DLQ.Sink.Write(ctx, page) }, w.logRetry("dlq write"))
 	if err != nil {
@@ -43,7 +43,8 @@ func (w *writer) deadLetter(ctx context.Context, failed []failure) error {
 // envelope (error{kind,message}, reason, payload, ts_ms, sink, pipeline,
 // row, record_index) plus stage, connector, location and an RFC 3339
 // timestamp.
-func (w *writer) envelope(e connector.RecordError, now time.Time) connector.Record {
+func (w *writer) envelope(f failure, now time.Time) connector.Record {
+	e := f.err
 	r := connector.NewRecord(13)
 	msg := e.Err.Error()
 	var inner *connector.RecordError
@@ -54,7 +55,11 @@ func (w *writer) envelope(e connector.RecordError, now time.Time) connector.Reco
 	errObj.Set("kind", connector.String(string(e.Stage)))
 	errObj.Set("message", connector.String(redact.String(msg)))
 	r.Set("error", connector.Object(errObj))
-	r.Set("reason", connector.String(reason(e.Stage)))
+	why := f.reason
+	if why == "" {
+		why = reason(e.Stage)
+	}
+	r.Set("reason", connector.String(why))
 	r.Set("stage", connector.String(string(e.Stage)))
 	r.Set("connector", connector.String(e.Component))
 	switch {

@@ -59,12 +59,21 @@
 // A record that cannot be decoded or transformed is a connector.RecordError.
 // With a DLQ it is written there as an envelope (stage, connector, error,
 // original record or raw text, row id, timestamp) and the run goes on until
-// max_failures_total is exceeded; without one the run fails naming the
-// record. A sink may report records it refused (an HTTP endpoint's 400
-// for them) in Page.Failed during Write: they are dead-lettered the same
-// way right after the write and not counted as written. Errors a
-// connector marks connector.Retryable are retried with
-// exponential backoff and jitter (RetryPolicy); others fail the run.
+// max_failures_total is exceeded, or one page dead-lettered more than
+// max_failures_per_page (the run then stops after committing that page);
+// without a DLQ the run fails naming the record. A sink may report
+// records it refused (an HTTP endpoint's 400 for them) in Page.Failed
+// during Write, with their PageIndex: they are dead-lettered the same way
+// right after the write, named by their source location, and not counted
+// as written. Errors a connector marks connector.Retryable are retried
+// with exponential backoff and jitter (RetryPolicy); others fail the run,
+// unless the DLQ says on_batch_error: dlq_all: then every record of the
+// page the sink failed goes to the DLQ (reason "dlq_all") and the run goes
+// on. A database sink's transaction usually spans the pages written since
+// the last checkpoint, and its failure rolls them all back, so in that
+// mode the writer flushes the sink after every page: a failure then takes
+// only its own page. Exactly-once pages are never dead-lettered this way
+// (the page and its commit token fail together and the run stops).
 //
 // # Cancellation
 //

@@ -24,6 +24,14 @@ type DLQ struct {
 	Sink     connector.Sink
 	Type     string
 	MaxTotal int64 // fail the run once more records than this were dead-lettered; 0 = no limit
+	// MaxPerPage fails the run (after the page is committed) once one page
+	// dead-lettered more records than this; 0 = no limit.
+	MaxPerPage int64
+	// AllOnBatchError (on_batch_error: dlq_all) dead-letters every record
+	// of a page whose write the sink failed as a whole, and goes on. The
+	// sink is then flushed after every page, so a failed write never takes
+	// earlier pages with it.
+	AllOnBatchError bool
 }
 
 // Row is everything needed to run one pipeline row.

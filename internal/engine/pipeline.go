@@ -20,6 +20,19 @@ type work struct {
 	err     error  // a page-level failure (the source could not be read)
 	// encodeErr marks err as the sink's: the page could not be encoded.
 	encodeErr bool
+	// kept maps the position of a record in page.Records after the
+	// transforms to its position among the page's decoded records; nil
+	// when the transforms removed none.
+	kept []int32
+}
+
+// decoded is the position among the page's decoded records of the record
+// now at position i of page.Records.
+func (w *work) decoded(i int) int {
+	if w.kept != nil && i < len(w.kept) {
+		return int(w.kept[i])
+	}
+	return i
 }
 
 // failure is a failed record and its position among the page's decoded
@@ -27,6 +40,8 @@ type work struct {
 type failure struct {
 	local int
 	err   connector.RecordError
+	// reason overrides the envelope's reason (by default from the stage).
+	reason string
 }
 
 // stages runs the reader and the workers; results come out of out in any
@@ -209,7 +224,16 @@ func (s *stages) transform(w *work) {
 			}
 		}
 		if keep {
+			if w.kept != nil {
+				w.kept = append(w.kept, int32(i))
+			}
 			kept = append(kept, *r)
+		} else if w.kept == nil {
+			// The first removed record: from here on positions shift.
+			w.kept = make([]int32, len(kept), len(recs))
+			for j := range w.kept {
+				w.kept[j] = int32(j)
+			}
 		}
 	}
 	clear(recs[len(kept):])

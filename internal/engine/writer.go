@@ -149,33 +149,25 @@ func (w *writer) handle(ctx, fctx context.Context, it *work) (done bool, err err
 	if w.eo != nil && p.Bookmark != nil && !w.limitHit {
 		return done, w.writeExactlyOnce(ctx, fctx, p)
 	}
+	pageDLQ := int64(len(it.failed))
 	if len(p.Records) > 0 {
-		err := w.row.Retry.do(ctx, func() error {
-			if w.encoder != nil {
-				return w.encoder.WriteEncoded(fctx, p, it.encoded)
-			}
-			return w.row.Sink.Write(fctx, p)
-		}, w.logRetry("sink write"))
-		if err != nil {
-			return false, &sinkFailure{fmt.Errorf("sink %s: %w", w.row.SinkType, err)}
-		}
-		refused, err := w.refused(fctx, p)
+		n, err := w.write(ctx, fctx, it, base)
 		if err != nil {
 			return false, err
 		}
-		w.written += int64(len(p.Records) - refused)
-		w.row.Stats.Written.Add(int64(len(p.Records) - refused))
+		pageDLQ += n
 	}
 	w.row.Stats.Pages.Add(1)
 	w.wrote(p)
 	if p.Bookmark != nil && !w.limitHit {
 		w.foldBookmark(*p.Bookmark)
 	}
-	if w.row.DLQ != nil && w.row.DLQ.MaxTotal > 0 && w.dlq > w.row.DLQ.MaxTotal {
-		if err := w.checkpoint(fctx); err != nil {
-			return false, err
+	if err := w.overBudget(pageDLQ); err != nil {
+		// The page that crossed the budget is committed with its bookmark.
+		if cerr := w.checkpoint(fctx); cerr != nil {
+			return false, cerr
 		}
-		return false, fmt.Errorf("dead-letter limit exceeded: %d records failed (max_failures_total %d)", w.dlq, w.row.DLQ.MaxTotal)
+		return false, err
 	}
 	if (w.pending != nil || w.uncommitted) && time.Since(w.lastSave) >= w.row.CheckpointEvery {
 		if err := w.checkpoint(fctx); err != nil {
@@ -185,20 +177,93 @@ func (w *writer) handle(ctx, fctx context.Context, it *work) (done bool, err err
 	return done, nil
 }
 
+// write writes the records of a page to the sink (retrying what the sink
+// marks retryable) and returns how many of them were dead-lettered: the
+// ones the sink refused, or, under on_batch_error: dlq_all, all of them
+// when the sink failed the page as a whole.
+func (w *writer) write(ctx, fctx context.Context, it *work, base int64) (int64, error) {
+	p := it.page
+	dlqAll := w.row.DLQ != nil && w.row.DLQ.AllOnBatchError
+	err := w.row.Retry.do(ctx, func() error {
+		if w.encoder != nil {
+			return w.encoder.WriteEncoded(fctx, p, it.encoded)
+		}
+		return w.row.Sink.Write(fctx, p)
+	}, w.logRetry("sink write"))
+	if err == nil && dlqAll {
+		// Commit the page alone, so that a later failed page is the only
+		// one its failure takes.
+		err = w.row.Sink.Flush(fctx)
+	}
+	if err != nil {
+		err = fmt.Errorf("sink %s: %w", w.row.SinkType, err)
+		if !dlqAll || ctx.Err() != nil {
+			return 0, &sinkFailure{err}
+		}
+		p.Failed = p.Failed[:0]
+		failed := make([]failure, len(p.Records))
+		for i := range p.Records {
+			re := connector.RecordError{Stage: connector.StageSink, Component: w.row.SinkType, Record: &p.Records[i], Err: err}
+			w.locate(it, base, i, &re)
+			failed[i] = failure{local: -1, err: re, reason: "dlq_all"}
+		}
+		return int64(len(failed)), w.deadLetter(fctx, failed)
+	}
+	refused, err := w.refused(fctx, it, base)
+	if err != nil {
+		return 0, err
+	}
+	w.written += int64(len(p.Records)) - refused
+	w.row.Stats.Written.Add(int64(len(p.Records)) - refused)
+	return refused, nil
+}
+
 // refused sends the records a sink reported in p.Failed during Write (an
 // HTTP endpoint answering 400 for them) to the DLQ, or fails the run with
 // the first one when there is no DLQ. Source and transform failures were
 // taken off the page before the write, so these are the sink's.
-func (w *writer) refused(ctx context.Context, p *connector.Page) (int, error) {
+func (w *writer) refused(ctx context.Context, it *work, base int64) (int64, error) {
+	p := it.page
 	if len(p.Failed) == 0 {
 		return 0, nil
 	}
 	failed := make([]failure, len(p.Failed))
 	for i, f := range p.Failed {
+		if f.PageIndex > 0 && f.PageIndex <= len(p.Records) {
+			w.locate(it, base, f.PageIndex-1, &f)
+		}
 		failed[i] = failure{local: -1, err: f}
 	}
 	p.Failed = nil
-	return len(failed), w.deadLetter(ctx, failed)
+	return int64(len(failed)), w.deadLetter(ctx, failed)
+}
+
+// locate names the source row of the record at position i of the page's
+// records: the source's location when it keeps them (Page.Locate), and
+// the row's 1-based position in the stream.
+func (w *writer) locate(it *work, base int64, i int, re *connector.RecordError) {
+	d := it.decoded(i)
+	re.RowID = base + int64(d) + 1
+	if it.page.Locate == nil {
+		return
+	}
+	if loc, row := it.page.Locate(d); loc != "" {
+		re.Location, re.RowID = loc, row
+	}
+}
+
+// overBudget is the error once the DLQ holds more than its limits allow.
+func (w *writer) overBudget(pageDLQ int64) error {
+	q := w.row.DLQ
+	switch {
+	case q == nil:
+		return nil
+	case q.MaxTotal > 0 && w.dlq > q.MaxTotal:
+		return fmt.Errorf("dead-letter limit exceeded: %d records failed (max_failures_total %d)", w.dlq, q.MaxTotal)
+	case q.MaxPerPage > 0 && pageDLQ > q.MaxPerPage:
+		return fmt.Errorf("dead-letter limit exceeded: %d records of one page failed (max_failures_per_page %d)", pageDLQ, q.MaxPerPage)
+	}
+	return nil
 }
 
 // wrote notes that page p is in the sink, for the source's next commit.

@@ -90,7 +90,11 @@ func build(doc *config.Document, inv config.Invocation, opts Options, openStore 
 		if err != nil {
 			return row, err
 		}
-		row.DLQ = &engine.DLQ{Sink: s, Type: inv.DLQ.Sink.Type, MaxTotal: inv.DLQ.MaxFailuresTotal}
+		row.DLQ = &engine.DLQ{
+			Sink: s, Type: inv.DLQ.Sink.Type,
+			MaxTotal: inv.DLQ.MaxFailuresTotal, MaxPerPage: inv.DLQ.MaxFailuresPerPage,
+			AllOnBatchError: inv.DLQ.OnBatchError == "dlq_all",
+		}
 	}
 	if inv.Delivery == config.ExactlyOnce && !opts.DryRun && opts.Limit == 0 {
 		if err := checkExactlyOnce(inv, row); err != nil {
