@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 )
 
 // allCases is every case, in the order they run: a case's input may be an
@@ -40,8 +41,21 @@ func rm(path string) func() error {
 		return nil
 	}
 }
+
+// extraConfig is ", " and the flow-style config keys in the environment
+// variable env ("max_buffered_bytes: 1048576, linger: 0.01"), to try a
+// setting against a case without editing it; "" when unset.
+func extraConfig(env string) string {
+	if v := strings.TrimSpace(os.Getenv(env)); v != "" {
+		return ", " + v
+	}
+	return ""
+}
+
+// faucetRun is the argv of `faucet run cfg`; BENCH_FAUCET_ARGS adds
+// arguments (e.g. "--memprofile /tmp/x.prof" to look into one case).
 func (b *bench) faucetRun(cfg string) []string {
-	return []string{b.faucet, "run", cfg, "--quiet"}
+	return append([]string{b.faucet, "run", cfg, "--quiet"}, strings.Fields(os.Getenv("BENCH_FAUCET_ARGS"))...)
 }
 
 // writeConfig writes a generated pipeline file into the output folder.
@@ -68,7 +82,7 @@ func (b *bench) cases() map[string]func() *result {
 		"faucet-csv-parquet-1rg": func() *result {
 			const name = "faucet-csv-parquet-1rg"
 			out := b.o(name + ".parquet")
-			r := &result{name: name, what: "as faucet-csv-parquet with row_group_bytes: 1 TiB: one 1M-row row group, the sink before row_group_bytes"}
+			r := &result{name: name, what: "as faucet-csv-parquet with row_group_bytes: 1 TiB: one 1M-row row group (held whole before the pages spilled to files)"}
 			cfg, err := b.writeConfig(name+".yaml", fmt.Sprintf(`version: 1
 name: bench_csv_parquet_1rg
 pipeline:
@@ -194,8 +208,8 @@ func (b *bench) jsonlKafka() *result {
 name: bench_jsonl_kafka
 pipeline:
   source: {type: jsonl, config: {path: %q}}
-  sink: {type: kafka, config: {brokers: %q, topic: {type: fixed, name: %s}}}
-`, b.jsonl(), k.brokers, kafkaTopic))
+  sink: {type: kafka, config: {brokers: %q, topic: {type: fixed, name: %s}%s}}
+`, b.jsonl(), k.brokers, kafkaTopic, extraConfig("BENCH_KAFKA_SINK")))
 		return err
 	}
 	res := run(name, what, b.rows, b.runs, prepare, nil, b.faucetRun(cfg), func() string {
@@ -235,9 +249,9 @@ func (b *bench) kafkaJSONL() *result {
 	cfg, err := b.writeConfig(name+".yaml", fmt.Sprintf(`version: 1
 name: bench_kafka_jsonl
 pipeline:
-  source: {type: kafka, config: {brokers: %q, topics: [%s], auto_offset_reset: earliest, max_messages: %d, idle_timeout: 30}}
+  source: {type: kafka, config: {brokers: %q, topics: [%s], auto_offset_reset: earliest, max_messages: %d, idle_timeout: 30%s}}
   sink: {type: jsonl, config: {path: %q}}
-`, k.brokers, kafkaTopic, b.rows, out))
+`, k.brokers, kafkaTopic, b.rows, extraConfig("BENCH_KAFKA_SOURCE"), out))
 	if err != nil {
 		r.err = err.Error()
 		return r

@@ -21,6 +21,8 @@ type result struct {
 	walls      []float64 // seconds, one per run
 	cpu        []float64 // the child's user+sys seconds, one per run
 	rssKB      []int64   // the child's peak RSS, one per run
+	anonKB     []int64   // the child's sampled peak RssAnon, one per run
+	fileKB     []int64   // the child's sampled peak RssFile, one per run
 	serverCPU  float64   // this process's CPU seconds during the runs (the fake server), per run
 	otherLoad  float64   // % of all cores other processes used during the runs; -1: runs too short to tell
 	check      string
@@ -49,8 +51,10 @@ func minmax(xs []float64) (float64, float64) {
 	return s[0], s[len(s)-1]
 }
 
-// timed runs argv once under GNU time (/usr/bin/time): wall seconds, the child's CPU seconds and peak RSS in KiB.
-func timed(env []string, argv ...string) (wall, cpu float64, rssKB int64, stderr string, err error) {
+// timed runs argv once under GNU time (/usr/bin/time): wall seconds, the
+// child's CPU seconds and peak RSS in KiB (exact), and the sampled peaks
+// of the child's anonymous and file-backed RSS (sampleRSS).
+func timed(env []string, argv ...string) (wall, cpu float64, rssKB int64, split rssSample, stderr string, err error) {
 	tf := filepath.Join(os.TempDir(), fmt.Sprintf("bench-connectors-time-%d", os.Getpid()))
 	defer os.Remove(tf)
 	cmd := exec.Command("/usr/bin/time", append([]string{"-o", tf, "-f", "%M %U %S"}, argv...)...)
@@ -58,24 +62,34 @@ func timed(env []string, argv ...string) (wall, cpu float64, rssKB int64, stderr
 	var eb bytes.Buffer
 	cmd.Stderr = &eb
 	t0 := time.Now()
-	err = cmd.Run()
+	if err = cmd.Start(); err != nil {
+		return 0, 0, 0, split, "", err
+	}
+	stop, peaks := make(chan struct{}), make(chan rssSample, 1)
+	go sampleRSS(cmd.Process.Pid, stop, peaks)
+	err = cmd.Wait()
 	wall = time.Since(t0).Seconds()
+	close(stop)
+	split = <-peaks
 	stderr = eb.String()
+	if f := os.Getenv("BENCH_CHILD_STDERR"); f != "" { // e.g. with GODEBUG=gctrace=1
+		_ = os.WriteFile(f, eb.Bytes(), 0o644)
+	}
 	if err != nil {
-		return wall, 0, 0, stderr, fmt.Errorf("%s: %w: %s", strings.Join(argv, " "), err, lastLine(stderr))
+		return wall, 0, 0, split, stderr, fmt.Errorf("%s: %w: %s", strings.Join(argv, " "), err, lastLine(stderr))
 	}
 	b, rerr := os.ReadFile(tf)
 	if rerr != nil {
-		return wall, 0, 0, stderr, rerr
+		return wall, 0, 0, split, stderr, rerr
 	}
 	f := strings.Fields(lastLine(string(b)))
 	if len(f) != 3 {
-		return wall, 0, 0, stderr, fmt.Errorf("unexpected GNU time output %q", b)
+		return wall, 0, 0, split, stderr, fmt.Errorf("unexpected GNU time output %q", b)
 	}
 	rssKB, _ = strconv.ParseInt(f[0], 10, 64)
 	u, _ := strconv.ParseFloat(f[1], 64)
 	s, _ := strconv.ParseFloat(f[2], 64)
-	return wall, u + s, rssKB, stderr, nil
+	return wall, u + s, rssKB, split, stderr, nil
 }
 
 func lastLine(s string) string {
@@ -128,7 +142,7 @@ func run(name, what string, rows int64, runs int, prepare func() error, env []st
 			}
 		}
 		b0, s0, t0 := busyTicks(), selfCPU(), time.Now()
-		wall, cpu, rss, _, err := timed(env, argv...)
+		wall, cpu, rss, split, _, err := timed(env, argv...)
 		busy += busyTicks() - b0
 		self += selfCPU() - s0
 		span += time.Since(t0).Seconds()
@@ -137,7 +151,9 @@ func run(name, what string, rows int64, runs int, prepare func() error, env []st
 			return r
 		}
 		r.walls, r.cpu, r.rssKB = append(r.walls, wall), append(r.cpu, cpu), append(r.rssKB, rss)
-		fmt.Fprintf(os.Stderr, "   run %d: %.3f s, %.2f CPU s, %.1f MiB\n", i+1, wall, cpu, float64(rss)/1024)
+		r.anonKB, r.fileKB = append(r.anonKB, split.anonKB), append(r.fileKB, split.fileKB)
+		fmt.Fprintf(os.Stderr, "   run %d: %.3f s, %.2f CPU s, %.1f MiB (anon %.1f, file %.1f)\n", i+1, wall, cpu,
+			float64(rss)/1024, float64(split.anonKB)/1024, float64(split.fileKB)/1024)
 	}
 	var child float64
 	for _, c := range r.cpu {

@@ -14,11 +14,11 @@ func printTable(w io.Writer, rs []*result) {
 	for _, r := range rs {
 		byName[r.name] = r
 	}
-	fmt.Fprintln(w, "| case | what it measures | median s | min-max s | CPU s | peak RSS MiB | rows/s | × DuckDB | server CPU s | output check | other load |")
-	fmt.Fprintln(w, "|---|---|---:|---:|---:|---:|---:|---:|---:|---|---:|")
+	fmt.Fprintln(w, "| case | what it measures | median s | min-max s | CPU s | peak RSS MiB | anon MiB | file MiB | rows/s | × DuckDB | server CPU s | output check | other load |")
+	fmt.Fprintln(w, "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|")
 	for _, r := range rs {
 		if r.err != "" || len(r.walls) == 0 {
-			fmt.Fprintf(w, "| %s | %s | | | | | | | | FAILED: %s | |\n", r.name, r.what, strings.ReplaceAll(r.err, "|", "/"))
+			fmt.Fprintf(w, "| %s | %s | | | | | | | | | | FAILED: %s | |\n", r.name, r.what, strings.ReplaceAll(r.err, "|", "/"))
 			continue
 		}
 		med := r.median()
@@ -39,7 +39,8 @@ func printTable(w io.Writer, rs []*result) {
 		if r.otherLoad >= 0 {
 			load = fmt.Sprintf("%.0f%%", r.otherLoad)
 		}
-		fmt.Fprintf(w, "| %s | %s | %.3f | %.3f-%.3f | %.2f | %.1f | %s | %s | %s | %s | %s |\n",
-			r.name, r.what, med, lo, hi, quantile(r.cpu, 0.5), float64(slices.Max(r.rssKB))/1024, rps, ratio, server, r.check, load)
+		fmt.Fprintf(w, "| %s | %s | %.3f | %.3f-%.3f | %.2f | %.1f | %.1f | %.1f | %s | %s | %s | %s | %s |\n",
+			r.name, r.what, med, lo, hi, quantile(r.cpu, 0.5), float64(slices.Max(r.rssKB))/1024,
+			float64(slices.Max(r.anonKB))/1024, float64(slices.Max(r.fileKB))/1024, rps, ratio, server, r.check, load)
 	}
 }

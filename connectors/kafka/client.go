@@ -35,6 +35,17 @@ func newClient(ctx context.Context, brokers string, log *slog.Logger, opts ...kg
 	return cl, nil
 }
 
+// metricsOpt turns franz-go's client metrics (KIP-714, on by default)
+// off unless the config's client_metrics asks for them: a push compresses
+// the metrics with the broker's preferred codec, with lz4 two 4 MiB
+// blocks, more than the rest of a source's or sink's buffers.
+func metricsOpt(enabled bool) []kgo.Opt {
+	if enabled {
+		return nil
+	}
+	return []kgo.Opt{kgo.DisableClientMetrics()}
+}
+
 // partitions returns the partition ids of each topic, failing for a topic
 // the cluster does not have.
 func partitions(ctx context.Context, cl *kgo.Client, topics []string) (map[string][]int32, error) {

@@ -25,6 +25,10 @@ type SourceConfig struct {
 	ValueFormat   string  `json:"value_format" default:"json" enum:"json,string,bytes" doc:"json: the value parsed as JSON; string: the value as text; bytes: base64."`
 	OnDecodeError string  `json:"on_decode_error" default:"fail" enum:"fail,skip" doc:"value_format json and a value that is not JSON: fail (the record goes to the dead-letter queue, or fails the run) or skip it with a warning."`
 	OpenTimeout   float64 `json:"open_timeout" default:"10" doc:"Seconds Open waits for the brokers to answer (metadata and offsets)."`
+
+	FetchMaxBytes          int  `json:"fetch_max_bytes" default:"1048576" doc:"Bytes one fetch from a broker may return (the client's memory for fetched, not yet read messages is about this per broker). At least one batch is always returned, so a larger batch still arrives."`
+	FetchMaxPartitionBytes int  `json:"fetch_max_partition_bytes" default:"262144" doc:"Bytes one fetch may return for one partition (at least one batch)."`
+	ClientMetrics          bool `json:"client_metrics" default:"false" doc:"Send client metrics (KIP-714) to brokers that ask for them. Off by default: each push compresses with buffers of several MiB."`
 }
 
 // Topic is the sink's `topic:` block, in faucet-cli 1.x's shape.
@@ -49,6 +53,11 @@ type SinkConfig struct {
 	Linger         float64 `json:"linger" default:"0.005" doc:"Seconds a partition's batch may wait for more messages."`
 	MessageTimeout float64 `json:"message_timeout" default:"30" doc:"Seconds a message may take to be acknowledged before the write fails."`
 	OpenTimeout    float64 `json:"open_timeout" default:"10" doc:"Seconds Open waits for the brokers to answer."`
+
+	MaxBufferedBytes   int  `json:"max_buffered_bytes" default:"1048576" doc:"Bytes of message values and keys the producer holds before they are acknowledged; Write waits when full. Bounds the sink's memory."`
+	MaxBufferedRecords int  `json:"max_buffered_records" default:"10000" doc:"Messages the producer holds before they are acknowledged; Write waits when full."`
+	BatchMaxBytes      int  `json:"batch_max_bytes" default:"1000012" doc:"Largest batch of messages sent to one partition in one request (the broker's max.message.bytes must allow it)."`
+	ClientMetrics      bool `json:"client_metrics" default:"false" doc:"Send client metrics (KIP-714) to brokers that ask for them. Off by default: each push compresses with buffers of several MiB."`
 
 	TransactionalIDPrefix       string `json:"transactional_id_prefix" default:"faucet" doc:"delivery: exactly_once: the transactional id is <prefix>.<state key>; a new run with the same id fences an old one."`
 	CommitTokenTopic            string `json:"commit_token_topic" default:"__faucet_commit_token" doc:"delivery: exactly_once: compacted topic holding each state key's commit token; created when missing."`
@@ -88,6 +97,12 @@ func (c *SourceConfig) Validate() error {
 	}
 	if c.BatchSize == 0 && (c.MaxMessages == 0 || c.MaxMessages > connector.MaxPageSize) {
 		return connector.ConfigErrorf("batch_size", "0 (one page for the whole run) needs max_messages of at most %d to bound the page", connector.MaxPageSize)
+	}
+	if c.FetchMaxBytes < 1024 || c.FetchMaxBytes > 1<<30 {
+		return connector.ConfigErrorf("fetch_max_bytes", "must be between 1024 and %d, got %d", 1<<30, c.FetchMaxBytes)
+	}
+	if c.FetchMaxPartitionBytes < 1024 || c.FetchMaxPartitionBytes > c.FetchMaxBytes {
+		return connector.ConfigErrorf("fetch_max_partition_bytes", "must be between 1024 and fetch_max_bytes (%d), got %d", c.FetchMaxBytes, c.FetchMaxPartitionBytes)
 	}
 	return seconds("open_timeout", c.OpenTimeout, false)
 }
@@ -139,6 +154,15 @@ func (c *SinkConfig) Validate() error {
 	}
 	if r := c.CommitTokenTopicReplication; r != -1 && (r < 1 || r > 1<<15-1) {
 		return connector.ConfigErrorf("commit_token_topic_replication", "must be -1 (broker default) or at least 1, got %d", r)
+	}
+	if c.BatchMaxBytes < 1024 || c.BatchMaxBytes > 1<<30 {
+		return connector.ConfigErrorf("batch_max_bytes", "must be between 1024 and %d, got %d", 1<<30, c.BatchMaxBytes)
+	}
+	if c.MaxBufferedBytes < c.BatchMaxBytes {
+		return connector.ConfigErrorf("max_buffered_bytes", "must be at least batch_max_bytes (%d), got %d", c.BatchMaxBytes, c.MaxBufferedBytes)
+	}
+	if c.MaxBufferedRecords < 1 {
+		return connector.ConfigErrorf("max_buffered_records", "must be at least 1, got %d", c.MaxBufferedRecords)
 	}
 	if err := seconds("linger", c.Linger, true); err != nil {
 		return err

@@ -3,6 +3,7 @@ package kafka
 import (
 	"encoding/base64"
 	"fmt"
+	"sync"
 	"sync/atomic"
 
 	"github.com/faucet-hq/faucet/connector"
@@ -16,13 +17,14 @@ type decoder struct {
 	skipped *atomic.Int64 // values skipped under on_decode_error: skip
 }
 
-// decode fills p.Records (and p.Failed) from msgs. It runs on an engine
-// worker; the parser is the page's own.
-func (d decoder) decode(p *connector.Page, msgs []*kgo.Record) {
-	var jp connector.JSONParser
-	p.Records = make([]connector.Record, 0, len(msgs))
+// decode fills p.Records (and p.Failed) from msgs into mem. It runs on an
+// engine worker; the parser is the page's own.
+func (d decoder) decode(p *connector.Page, msgs []*kgo.Record, mem *pageMem) {
+	jp := &mem.jp
+	mem.size(len(msgs))
+	p.Records = mem.recs[:0]
 	for _, m := range msgs {
-		v, err := d.value(&jp, m.Value)
+		v, err := d.value(jp, m.Value)
 		if err != nil {
 			if d.skipBad {
 				d.skipped.Add(1)
@@ -34,7 +36,49 @@ func (d decoder) decode(p *connector.Page, msgs []*kgo.Record) {
 			})
 			continue
 		}
-		p.Records = append(p.Records, record(m, v))
+		i := len(p.Records)
+		p.Records = append(p.Records, record(m, v, mem.fields[i*envelopeFields:(i+1)*envelopeFields:(i+1)*envelopeFields]))
+	}
+}
+
+// envelopeFields is the number of fields of a message's record.
+const envelopeFields = 7
+
+// pageMem is the records and fields of one page (one slab each instead
+// of a field slice per message) and the parser of its values, reused
+// (memPool) once the engine has released the page.
+type pageMem struct {
+	jp     connector.JSONParser
+	recs   []connector.Record
+	fields []connector.Field
+}
+
+var memPool sync.Pool
+
+func getPageMem() *pageMem {
+	if m, ok := memPool.Get().(*pageMem); ok {
+		m.jp.Reset()
+		return m
+	}
+	return &pageMem{}
+}
+
+// size makes room for n messages.
+func (m *pageMem) size(n int) {
+	if cap(m.recs) < n {
+		m.recs = make([]connector.Record, 0, n)
+	}
+	if cap(m.fields) < n*envelopeFields {
+		m.fields = make([]connector.Field, n*envelopeFields)
+	}
+	m.fields = m.fields[:n*envelopeFields]
+}
+
+func (m *pageMem) put() {
+	if m != nil {
+		clear(m.fields) // drop the references to the page's messages
+		clear(m.recs[:cap(m.recs)])
+		memPool.Put(m)
 	}
 }
 
@@ -44,21 +88,21 @@ func where(m *kgo.Record) string {
 }
 
 // record is faucet-cli 1.x's message record: {key, value, topic,
-// partition, offset, timestamp (ms), headers}.
-func record(m *kgo.Record, v connector.Value) connector.Record {
+// partition, offset, timestamp (ms), headers}, in fields (envelopeFields
+// long).
+func record(m *kgo.Record, v connector.Value, fields []connector.Field) connector.Record {
 	key := connector.Null()
 	if m.Key != nil {
 		key = connector.String(string(m.Key))
 	}
-	return connector.Record{Fields: []connector.Field{
-		{Key: "key", Value: key},
-		{Key: "value", Value: v},
-		{Key: "topic", Value: connector.String(m.Topic)},
-		{Key: "partition", Value: connector.Int(int64(m.Partition))},
-		{Key: "offset", Value: connector.Int(m.Offset)},
-		{Key: "timestamp", Value: connector.Int(m.Timestamp.UnixMilli())},
-		{Key: "headers", Value: headers(m.Headers)},
-	}}
+	fields[0] = connector.Field{Key: "key", Value: key}
+	fields[1] = connector.Field{Key: "value", Value: v}
+	fields[2] = connector.Field{Key: "topic", Value: connector.String(m.Topic)}
+	fields[3] = connector.Field{Key: "partition", Value: connector.Int(int64(m.Partition))}
+	fields[4] = connector.Field{Key: "offset", Value: connector.Int(m.Offset)}
+	fields[5] = connector.Field{Key: "timestamp", Value: connector.Int(m.Timestamp.UnixMilli())}
+	fields[6] = connector.Field{Key: "headers", Value: headers(m.Headers)}
+	return connector.Record{Fields: fields}
 }
 
 // value decodes a message value; a null value (a tombstone) is null.
@@ -78,6 +122,9 @@ func (d decoder) value(jp *connector.JSONParser, data []byte) (connector.Value, 
 // headers is an object in the order the headers came: a header sent once
 // is a string, one sent several times a list of strings.
 func headers(hs []kgo.RecordHeader) connector.Value {
+	if len(hs) == 0 {
+		return connector.Object(connector.Record{})
+	}
 	r := connector.NewRecord(len(hs))
 	for _, h := range hs {
 		v := connector.String(string(h.Value))

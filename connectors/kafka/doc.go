@@ -68,6 +68,23 @@
 // sticks: the run fails, and a rerun produces again from the last saved
 // bookmark (a page can be duplicated, none is lost).
 //
+// # Memory
+//
+// franz-go's defaults let a client hold tens of MiB: fetches of up to 50
+// MiB, and a producer buffer of 50,000 messages with no byte limit. The
+// source asks for fetches of at most fetch_max_bytes (default 1 MiB) and
+// fetch_max_partition_bytes per partition (default 256 KiB; a broker
+// still returns at least one batch, so a larger batch arrives whole), and
+// reuses a page's records, fields and JSON parser once the engine has
+// released the page. The sink bounds the producer's buffer by
+// max_buffered_bytes (default 1 MiB, at least batch_max_bytes, Kafka's
+// 1,000,012 by default) and max_buffered_records (default 10,000): Write
+// waits while it is full. A page's messages and their JSON values are cut
+// from one slab and one buffer, reused once every message of the page is
+// acknowledged. Client metrics (KIP-714), which franz-go sends by default
+// and compresses with buffers of several MiB, are off unless
+// client_metrics is set.
+//
 // # Sink: effectively-once
 //
 // The sink is a connector.IdempotentSink. Under delivery: exactly_once

@@ -124,8 +124,8 @@ func (s *Sink) LastCommittedToken(ctx context.Context, scope string) (string, bo
 	}
 	// Control records are kept so the reader sees offsets up to the last
 	// stable offset even when the last message is a transaction marker.
-	cl, err := kgo.NewClient(kgo.SeedBrokers(mustBrokers(s.cfg.Brokers)...), kgo.WithLogger(logAdapter{s.log}),
-		kgo.ConsumePartitions(start), kgo.FetchIsolationLevel(kgo.ReadCommitted()), kgo.KeepControlRecords())
+	cl, err := kgo.NewClient(append(metricsOpt(s.cfg.ClientMetrics), kgo.SeedBrokers(mustBrokers(s.cfg.Brokers)...), kgo.WithLogger(logAdapter{s.log}),
+		kgo.ConsumePartitions(start), kgo.FetchIsolationLevel(kgo.ReadCommitted()), kgo.KeepControlRecords())...)
 	if err != nil {
 		return "", false, fmt.Errorf("kafka: %w", err)
 	}
@@ -170,11 +170,12 @@ func (s *Sink) WriteIdempotent(ctx context.Context, p *connector.Page, scope, to
 	if err != nil {
 		return err
 	}
-	msgs, err := s.messages(p)
+	sent, err := s.messages(p)
 	if err != nil {
 		return err
 	}
-	msgs = append(msgs, &kgo.Record{Topic: s.cfg.CommitTokenTopic, Key: []byte(scope), Value: []byte(token)})
+	// Not given back to sentPool: the transaction's own promise is used.
+	msgs := append(sent.msgs[:len(sent.msgs):len(sent.msgs)], &kgo.Record{Topic: s.cfg.CommitTokenTopic, Key: []byte(scope), Value: []byte(token)})
 	if err := cl.BeginTransaction(); err != nil {
 		return fmt.Errorf("kafka: begin transaction: %w", err)
 	}

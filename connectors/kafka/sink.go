@@ -5,7 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
+	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/faucet-hq/faucet/connector"
 	"github.com/twmb/franz-go/pkg/kgo"
@@ -21,6 +24,7 @@ type Sink struct {
 	cl  *kgo.Client
 
 	topicPath, keyPath, partitionPath, headersPath []string
+	lastTopic                                      string // topicName's copy
 
 	mu     sync.Mutex
 	failed error // the first message the brokers did not take
@@ -79,12 +83,17 @@ func (s *Sink) Open(ctx context.Context, opts connector.SinkOptions) error {
 }
 
 func (s *Sink) producerOpts() []kgo.Opt {
-	opts := []kgo.Opt{
+	opts := append(metricsOpt(s.cfg.ClientMetrics),
 		kgo.ClientID("faucet"),
 		kgo.ProducerLinger(secs(s.cfg.Linger)),
 		kgo.RecordDeliveryTimeout(secs(s.cfg.MessageTimeout)),
 		kgo.ProducerBatchCompression(codec(s.cfg.Compression)),
-	}
+		// Bounded buffering: franz-go's defaults (50,000 records, no byte
+		// limit) let a fast source park tens of MiB in the producer.
+		kgo.MaxBufferedBytes(s.cfg.MaxBufferedBytes),
+		kgo.MaxBufferedRecords(s.cfg.MaxBufferedRecords),
+		kgo.ProducerBatchMaxBytes(int32(s.cfg.BatchMaxBytes)),
+	)
 	switch s.cfg.Acks {
 	case "none":
 		opts = append(opts, kgo.RequiredAcks(kgo.NoAck()))
@@ -127,32 +136,77 @@ func (s *Sink) Write(ctx context.Context, p *connector.Page) error {
 	if err := s.err(); err != nil {
 		return err
 	}
-	msgs, err := s.messages(p)
+	sent, err := s.messages(p)
 	if err != nil {
 		return err
 	}
-	seq := p.Seq
-	for i, m := range msgs {
-		s.cl.Produce(ctx, m, func(m *kgo.Record, err error) {
-			if err != nil {
-				s.fail(fmt.Errorf("kafka: record %d of page %d to topic %q: %w", i+1, seq, m.Topic, err))
-			}
-		})
+	sent.s, sent.seq = s, p.Seq
+	sent.pending.Store(int64(len(sent.msgs)))
+	for _, m := range sent.msgs {
+		s.cl.Produce(ctx, m, sent.promise)
 	}
 	return ctx.Err()
 }
 
-// messages builds the messages of a page's records.
-func (s *Sink) messages(p *connector.Page) ([]*kgo.Record, error) {
-	msgs := make([]*kgo.Record, len(p.Records))
+// sentPage is the messages of one page: their records and values live
+// in one slab and one buffer, reused (sentPool) once the producer has
+// settled every message of the page, and its done is every message's
+// promise, so a page costs no allocation per message once warm.
+type sentPage struct {
+	s       *Sink
+	seq     uint64
+	slab    []kgo.Record
+	msgs    []*kgo.Record
+	ends    []int
+	buf     []byte
+	pending atomic.Int64             // messages not yet acknowledged or failed
+	promise func(*kgo.Record, error) // done, bound once
+}
+
+var sentPool sync.Pool
+
+func (sp *sentPage) done(m *kgo.Record, err error) {
+	if err != nil {
+		i := slices.Index(sp.msgs, m) // failures only: no per-message index kept
+		sp.s.fail(fmt.Errorf("kafka: record %d of page %d to topic %q: %w", i+1, sp.seq, m.Topic, err))
+	}
+	if sp.pending.Add(-1) == 0 {
+		// The producer is done with every message: reuse the memory.
+		clear(sp.slab)
+		sp.s = nil
+		sentPool.Put(sp)
+	}
+}
+
+// messages builds the messages of a page's records into a sentPage.
+func (s *Sink) messages(p *connector.Page) (*sentPage, error) {
+	sp, _ := sentPool.Get().(*sentPage)
+	if sp == nil {
+		sp = &sentPage{}
+		sp.promise = sp.done
+	}
+	n := len(p.Records)
+	if cap(sp.slab) < n {
+		sp.slab, sp.msgs, sp.ends = make([]kgo.Record, n), make([]*kgo.Record, n), make([]int, n)
+	}
+	sp.slab, sp.msgs, sp.ends = sp.slab[:n], sp.msgs[:n], sp.ends[:n]
+	buf := sp.buf[:0]
 	for i := range p.Records {
-		m, err := s.message(&p.Records[i])
-		if err != nil {
+		buf = connector.AppendRecordJSON(buf, p.Records[i])
+		sp.ends[i] = len(buf)
+	}
+	sp.buf = buf
+	start := 0
+	for i := range p.Records {
+		m := &sp.slab[i]
+		m.Topic, m.Value = s.cfg.Topic.Name, buf[start:sp.ends[i]:sp.ends[i]]
+		start = sp.ends[i]
+		if err := s.route(&p.Records[i], m); err != nil {
 			return nil, fmt.Errorf("kafka: record %d of page %d: %w", i+1, p.Seq, err)
 		}
-		msgs[i] = m
+		sp.msgs[i] = m
 	}
-	return msgs, nil
+	return sp, nil
 }
 
 func (s *Sink) fail(err error) {
@@ -195,18 +249,29 @@ func (s *Sink) Close() error {
 	return nil
 }
 
-// message builds the message of one record.
-func (s *Sink) message(r *connector.Record) (*kgo.Record, error) {
-	m := &kgo.Record{Topic: s.cfg.Topic.Name, Value: connector.AppendRecordJSON(nil, *r)}
+// topicName is a copy of t, which points into a page the engine reuses
+// after the write, while the producer keeps the topic until the message
+// is acknowledged. The last name is kept, so a run of messages to one
+// topic copies it once.
+func (s *Sink) topicName(t string) string {
+	if t != s.lastTopic {
+		s.lastTopic = strings.Clone(t)
+	}
+	return s.lastTopic
+}
+
+// route sets what the *_path options take from a record: the message's
+// topic, key, partition and headers.
+func (s *Sink) route(r *connector.Record, m *kgo.Record) error {
 	if s.topicPath != nil {
 		v, ok := r.Lookup(s.topicPath)
 		if !ok || v.Kind() != connector.KindString {
-			return nil, fmt.Errorf("topic path %s: want a string, got %s", s.cfg.Topic.Path, kindOf(v, ok))
+			return fmt.Errorf("topic path %s: want a string, got %s", s.cfg.Topic.Path, kindOf(v, ok))
 		}
 		if err := checkTopic(s.cfg.Topic.Path, v.AsString()); err != nil {
-			return nil, err
+			return err
 		}
-		m.Topic = v.AsString()
+		m.Topic = s.topicName(v.AsString())
 	}
 	if s.keyPath != nil {
 		if v, ok := r.Lookup(s.keyPath); ok && !v.IsNull() {
@@ -216,16 +281,14 @@ func (s *Sink) message(r *connector.Record) (*kgo.Record, error) {
 	if s.partitionPath != nil {
 		v, ok := r.Lookup(s.partitionPath)
 		if !ok || v.Kind() != connector.KindInt || v.AsInt() < 0 || v.AsInt() > 1<<31-1 {
-			return nil, fmt.Errorf("partition_path %s: want a partition number, got %s", s.cfg.PartitionPath, kindOf(v, ok))
+			return fmt.Errorf("partition_path %s: want a partition number, got %s", s.cfg.PartitionPath, kindOf(v, ok))
 		}
 		m.Partition = int32(v.AsInt())
 	}
 	if s.headersPath != nil {
-		if err := s.headers(r, m); err != nil {
-			return nil, err
-		}
+		return s.headers(r, m)
 	}
-	return m, nil
+	return nil
 }
 
 func (s *Sink) headers(r *connector.Record, m *kgo.Record) error {
@@ -248,7 +311,8 @@ func (s *Sink) headers(r *connector.Record, m *kgo.Record) error {
 			if k := e.Kind(); k == connector.KindObject || k == connector.KindArray {
 				return fmt.Errorf("headers_path %s: header %q has a value of type %s, want strings", s.cfg.HeadersPath, f.Key, k)
 			}
-			m.Headers = append(m.Headers, kgo.RecordHeader{Key: f.Key, Value: []byte(e.Text())})
+			// Copies: the page's strings are reused after the write.
+			m.Headers = append(m.Headers, kgo.RecordHeader{Key: strings.Clone(f.Key), Value: []byte(e.Text())})
 		}
 	}
 	return nil

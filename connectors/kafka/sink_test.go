@@ -204,6 +204,9 @@ func TestSinkConfigErrors(t *testing.T) {
 		{[]any{"brokers", "k:1", "topic", fixed("a"), "commit_token_topic", "a:b"}, "commit_token_topic"},
 		{[]any{"brokers", "k:1", "topic", fixed("a"), "commit_token_topic_partitions", 0}, "commit_token_topic_partitions: must be at least 1"},
 		{[]any{"brokers", "k:1", "topic", fixed("a"), "commit_token_topic_replication", 0}, "commit_token_topic_replication: must be -1"},
+		{[]any{"brokers", "k:1", "topic", fixed("a"), "batch_max_bytes", 100}, "batch_max_bytes: must be between 1024"},
+		{[]any{"brokers", "k:1", "topic", fixed("a"), "max_buffered_bytes", 4096}, "max_buffered_bytes: must be at least batch_max_bytes"},
+		{[]any{"brokers", "k:1", "topic", fixed("a"), "max_buffered_records", 0}, "max_buffered_records: must be at least 1"},
 	} {
 		_, err := newSink(cfg(t, c.kv...))
 		if err == nil || !strings.Contains(err.Error(), c.want) {
@@ -212,5 +215,64 @@ func TestSinkConfigErrors(t *testing.T) {
 	}
 	if _, err := newSink(cfg(t, "brokers", "k:1", "topic", fixed("a"), "acks", "none", "idempotent", false)); err != nil {
 		t.Errorf("acks none without idempotence: %v", err)
+	}
+}
+
+// TestSinkSmallBuffersKeepEveryMessage produces many pages through a
+// producer whose buffer holds a fraction of one page (max_buffered_bytes
+// and max_buffered_records far below a page), so Write waits for
+// acknowledgements and the pages' message memory is reused while later
+// pages are produced; the topics come from the records, and the text
+// their strings point into is overwritten once Write returns, as the
+// engine may reuse a released page. Every message must arrive intact, in
+// order, on the topic its record named.
+func TestSinkSmallBuffersKeepEveryMessage(t *testing.T) {
+	k := newCluster(t, 1, "even", "odd")
+	s := newTestSink(t, cfg(t, "brokers", k.brokers, "topic", map[string]any{"type": "from_path", "path": "$.t"},
+		"batch_max_bytes", 2048, "max_buffered_bytes", 2048, "max_buffered_records", 7, "linger", 0))
+	const pages, per = 20, 50
+	var list []*connector.Page
+	var texts [][]byte // the JSON the records' strings point into
+	for p := range pages {
+		page := &connector.Page{Seq: uint64(p)}
+		for i := range per {
+			n := p*per + i
+			text := fmt.Appendf(nil, `{"t":%q,"n":%d}`, []string{"even", "odd"}[n%2], n)
+			v, err := connector.ParseJSONZeroCopy(text)
+			if err != nil {
+				t.Fatal(err)
+			}
+			page.Records = append(page.Records, v.AsObject())
+			texts = append(texts, text)
+		}
+		list = append(list, page)
+	}
+	if err := s.Open(t.Context(), connector.SinkOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	for p, page := range list {
+		if err := s.Write(t.Context(), page); err != nil {
+			t.Fatal(err)
+		}
+		// The engine may reuse a written page's memory: scribble over
+		// the text its strings (the topics) point into.
+		for _, text := range texts[p*per : (p+1)*per] {
+			for i := range text {
+				text[i] = 'x'
+			}
+		}
+	}
+	if err := s.Flush(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	for parity, topic := range []string{"even", "odd"} {
+		msgs := k.readAll(t, topic, pages*per/2)
+		for i, m := range msgs {
+			want := fmt.Sprintf(`{"t":%q,"n":%d}`, topic, 2*i+parity)
+			if string(m.Value) != want {
+				t.Fatalf("%s message %d = %s, want %s", topic, i, m.Value, want)
+			}
+		}
 	}
 }

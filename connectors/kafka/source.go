@@ -67,7 +67,7 @@ func (s *Source) Open(ctx context.Context, opts connector.SourceOptions) error {
 	}
 	octx, cancel := context.WithTimeout(ctx, secs(s.cfg.OpenTimeout))
 	defer cancel()
-	cl, err := newClient(octx, s.cfg.Brokers, s.log, kgo.ClientID(s.clientID()))
+	cl, err := newClient(octx, s.cfg.Brokers, s.log, append(metricsOpt(s.cfg.ClientMetrics), kgo.ClientID(s.clientID()))...)
 	if err != nil {
 		return err
 	}
@@ -92,7 +92,7 @@ func (s *Source) Open(ctx context.Context, opts connector.SourceOptions) error {
 		}
 		start[t.topic][t.partition] = kgo.NewOffset().At(off)
 	}
-	s.cl, err = kgo.NewClient(
+	s.cl, err = kgo.NewClient(append(metricsOpt(s.cfg.ClientMetrics),
 		kgo.SeedBrokers(mustBrokers(s.cfg.Brokers)...),
 		kgo.WithLogger(logAdapter{s.log}),
 		kgo.ClientID(s.clientID()),
@@ -102,7 +102,11 @@ func (s *Source) Open(ctx context.Context, opts connector.SourceOptions) error {
 		// reading (retention deleted it): continue at the earliest.
 		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()),
 		kgo.FetchMaxWait(500*time.Millisecond),
-	)
+		// Bounded fetches: franz-go's default of 50 MiB per fetch is what
+		// the client may hold of fetched, unread messages per broker.
+		kgo.FetchMaxBytes(int32(s.cfg.FetchMaxBytes)),
+		kgo.FetchMaxPartitionBytes(int32(s.cfg.FetchMaxPartitionBytes)),
+	)...)
 	if err != nil {
 		return fmt.Errorf("kafka: %w", err)
 	}
@@ -214,12 +218,16 @@ func (s *Source) page(msgs []*kgo.Record) *connector.Page {
 	s.taken += int64(len(msgs))
 	bm := s.next.bookmark()
 	dec := s.dec
+	var mem *pageMem
 	return &connector.Page{
 		Bookmark: &bm,
 		Decode: func(p *connector.Page) error {
-			dec.decode(p, msgs)
+			mem = getPageMem()
+			dec.decode(p, msgs, mem)
 			return nil
 		},
+		// The engine is done with the page: its records' memory is reused.
+		Release: func() { mem.put() },
 		Locate: func(i int) (string, int64) {
 			if i < 0 || i >= len(msgs) {
 				return "", 0

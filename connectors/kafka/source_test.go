@@ -207,6 +207,8 @@ func TestSourceConfigErrors(t *testing.T) {
 		{[]any{"brokers", "k:9092", "topics", []any{"a/b"}, "max_messages", 1}, "not a valid topic name"},
 		{[]any{"brokers", "k:9092", "topics", []any{"a"}, "idle_timeout", -1}, "idle_timeout: must be a positive number"},
 		{[]any{"brokers", "k:9092", "topics", []any{"a"}, "max_messages", 1, "auto_offset_reset", "smallest"}, "must be one of latest, earliest"},
+		{[]any{"brokers", "k:9092", "topics", []any{"a"}, "max_messages", 1, "fetch_max_bytes", 10}, "fetch_max_bytes: must be between 1024"},
+		{[]any{"brokers", "k:9092", "topics", []any{"a"}, "max_messages", 1, "fetch_max_partition_bytes", 2 << 20}, "fetch_max_partition_bytes: must be between 1024 and fetch_max_bytes"},
 	} {
 		_, err := newSource(cfg(t, c.kv...))
 		if err == nil || !strings.Contains(err.Error(), c.want) {
@@ -305,5 +307,53 @@ func TestSourcePageSizes(t *testing.T) {
 		if !slices.Equal(pages, c.pages) {
 			t.Errorf("%v: pages of %v, want %v", c.kv, pages, c.pages)
 		}
+	}
+}
+
+// TestSourceSmallFetchesAndReleasedPages reads two partitions through
+// fetches of at most 1 KiB and releases every page as soon as the next
+// one is read, as the engine does, so page memory (records, fields, the
+// parser's slabs) is reused while the previous page is still checked:
+// every page must still hold its own messages, each partition in order.
+func TestSourceSmallFetchesAndReleasedPages(t *testing.T) {
+	k := newCluster(t, 2, "t")
+	k.ids(t, "t", 0, 1, 600)
+	k.ids(t, "t", 1, 601, 1200)
+	src := openSource(t, k.source(t, "topics", []any{"t"}, "auto_offset_reset", "earliest", "max_messages", 1200,
+		"batch_size", 37, "fetch_max_bytes", 1024, "fetch_max_partition_bytes", 1024), nil)
+	var prev *connector.Page
+	var prevIDs []int64
+	last := map[int64]int64{} // partition -> last id
+	total := 0
+	for {
+		p, err := src.Next(t.Context())
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := p.Materialize(); err != nil {
+			t.Fatal(err)
+		}
+		ids := valueIDs(t, p.Records)
+		if prev != nil {
+			if got := valueIDs(t, prev.Records); !slices.Equal(got, prevIDs) {
+				t.Fatalf("a page changed while the next was read: %v, was %v", got, prevIDs)
+			}
+			prev.Release()
+		}
+		for i, r := range p.Records {
+			part := r.Fields[3].Value.AsInt()
+			if ids[i] <= last[part] {
+				t.Fatalf("partition %d: id %d after %d", part, ids[i], last[part])
+			}
+			last[part] = ids[i]
+		}
+		total += len(ids)
+		prev, prevIDs = p, ids
+	}
+	if total != 1200 || last[0] != 600 || last[1] != 1200 {
+		t.Fatalf("read %d messages, last ids %v; want 1200 ending at 600 and 1200", total, last)
 	}
 }

@@ -13,6 +13,7 @@ import (
 // column chunk is never held whole: only its current page is in memory.
 type cursor struct {
 	pages pq.Pages
+	page  pq.Page // the page vals reads, released when done
 	vals  pq.ValueReader
 	buf   []pq.Value
 	i, n  int
@@ -79,6 +80,7 @@ func (c *cursor) fill() error {
 			}
 			c.vals = nil
 		}
+		c.release()
 		page, err := c.pages.ReadPage()
 		if errors.Is(err, io.EOF) {
 			c.done = true
@@ -87,15 +89,27 @@ func (c *cursor) fill() error {
 		if err != nil {
 			return fmt.Errorf("column %s: %w", c.name, err)
 		}
-		c.vals = page.Values()
+		c.page, c.vals = page, page.Values()
 	}
 	return nil
+}
+
+// release gives the current page's buffers back to parquet-go's pools
+// once its values are consumed (strings were copied into the page's
+// arena), so the next page reuses them instead of allocating.
+func (c *cursor) release() {
+	if c.page != nil {
+		pq.Release(c.page)
+		c.page = nil
+	}
 }
 
 func (c *cursor) close() error {
 	if c.pages == nil {
 		return nil
 	}
+	c.vals = nil
+	c.release()
 	err := c.pages.Close()
 	c.pages = nil
 	return err

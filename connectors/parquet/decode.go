@@ -21,7 +21,7 @@ import (
 // using definition levels for nulls and repetition levels for lists.
 type assembler struct {
 	cols  []*cursor
-	arena arena
+	arena *arena // the page's, see pageMem
 }
 
 // read returns the value of n for the current position of its columns.
@@ -301,25 +301,48 @@ func float16(h uint16) float64 {
 }
 
 // arena holds the text of a page's string values in a few large blocks
-// instead of one allocation per value. A block is never reused: strings
-// made from it stay valid for as long as anything refers to them.
+// instead of one allocation per value. The blocks are reused (reset) only
+// once the engine released the page whose strings point into them.
 type arena struct {
 	block []byte
+	used  [][]byte // full blocks of this page
+	spare [][]byte // blocks of released pages
 }
 
 const arenaBlock = 64 << 10
 
-// alloc returns n bytes that no other value uses.
+// alloc returns n bytes that no other value of a live page uses.
 func (a *arena) alloc(n int) []byte {
 	if n > arenaBlock/4 {
 		return make([]byte, n)
 	}
 	if len(a.block)+n > cap(a.block) {
-		a.block = make([]byte, 0, arenaBlock)
+		if a.block != nil {
+			a.used = append(a.used, a.block)
+		}
+		if k := len(a.spare); k > 0 {
+			a.block = a.spare[k-1][:0]
+			a.spare[k-1] = nil
+			a.spare = a.spare[:k-1]
+		} else {
+			a.block = make([]byte, 0, arenaBlock)
+		}
 	}
 	s := len(a.block)
 	a.block = a.block[:s+n]
 	return a.block[s : s+n : s+n]
+}
+
+// reset makes every block spare: the strings made from them are dead.
+func (a *arena) reset() {
+	if a.block != nil {
+		a.spare = append(a.spare, a.block)
+	}
+	for i, b := range a.used {
+		a.spare = append(a.spare, b)
+		a.used[i] = nil
+	}
+	a.block, a.used = nil, a.used[:0]
 }
 
 // string copies b (which points into a parquet page buffer) into the arena.

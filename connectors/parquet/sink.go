@@ -15,7 +15,6 @@ import (
 	pq "github.com/parquet-go/parquet-go"
 	"github.com/parquet-go/parquet-go/compress"
 	"github.com/parquet-go/parquet-go/compress/gzip"
-	"github.com/parquet-go/parquet-go/compress/snappy"
 	"github.com/parquet-go/parquet-go/compress/uncompressed"
 	"github.com/parquet-go/parquet-go/compress/zstd"
 
@@ -26,12 +25,13 @@ import (
 type SinkConfig struct {
 	Path string `json:"path" doc:"Parquet file to write; parent directories are created. The file appears when the run completes. Required unless destination is given."`
 	// Destination is faucet-cli 1.x's spelling of the output.
-	Destination    *Location `json:"destination" doc:"faucet-cli 1.x form of the output: {type: local_path, path}. Use path instead."`
-	Compression    string    `json:"compression" default:"snappy" enum:"snappy,zstd,gzip,none,uncompressed" doc:"Page compression codec (uncompressed is the same as none)."`
-	RowGroupSize   int       `json:"row_group_size" default:"1048576" doc:"Most rows per row group."`
-	RowGroupBytes  int64     `json:"row_group_bytes" default:"4194304" doc:"A row group also ends once its estimated size (encoded pages plus values not yet encoded) reaches this many bytes; the sink holds one row group in memory, so this bounds its memory. Default 4 MiB."`
-	OnUnknownField string    `json:"on_unknown_field" default:"warn" enum:"warn,error" doc:"What to do with a field the first page did not have: drop it with one warning, or fail."`
-	BatchSize      int       `json:"batch_size" doc:"Accepted for compatibility with faucet-cli 1.x; has no effect."`
+	Destination     *Location `json:"destination" doc:"faucet-cli 1.x form of the output: {type: local_path, path}. Use path instead."`
+	Compression     string    `json:"compression" default:"snappy" enum:"snappy,zstd,gzip,none,uncompressed" doc:"Page compression codec (uncompressed is the same as none)."`
+	RowGroupSize    int       `json:"row_group_size" default:"1048576" doc:"Most rows per row group."`
+	RowGroupBytes   int64     `json:"row_group_bytes" default:"4194304" doc:"A row group also ends once its estimated size (encoded pages plus values not yet encoded) reaches this many bytes. The row group's encoded pages wait in a temporary file beside the output until it ends, not in memory. Default 4 MiB."`
+	PageBufferBytes int       `json:"page_buffer_bytes" default:"65536" doc:"Bytes of values a column collects before they are encoded and compressed as one page: the sink's memory is about this per column. Larger pages compress slightly better (256 KiB: a file about 5% smaller on the benchmark data) at several times the memory. Default 64 KiB."`
+	OnUnknownField  string    `json:"on_unknown_field" default:"warn" enum:"warn,error" doc:"What to do with a field the first page did not have: drop it with one warning, or fail."`
+	BatchSize       int       `json:"batch_size" doc:"Accepted for compatibility with faucet-cli 1.x; has no effect."`
 }
 
 // Validate checks the rules the struct tags cannot express.
@@ -55,6 +55,9 @@ func (c *SinkConfig) Validate() error {
 	if c.RowGroupSize <= 0 {
 		return connector.ConfigErrorf("row_group_size", "must be positive, got %d", c.RowGroupSize)
 	}
+	if c.PageBufferBytes < 4<<10 || c.PageBufferBytes > 64<<20 {
+		return connector.ConfigErrorf("page_buffer_bytes", "must be between 4096 and %d (64 MiB), got %d", 64<<20, c.PageBufferBytes)
+	}
 	if c.RowGroupBytes < minRowGroupBytes {
 		return connector.ConfigErrorf("row_group_bytes", "must be at least %d (64 KiB), got %d", minRowGroupBytes, c.RowGroupBytes)
 	}
@@ -70,7 +73,7 @@ func (c *SinkConfig) codec() compress.Codec {
 	case "none", "uncompressed":
 		return &uncompressed.Codec{}
 	}
-	return &snappy.Codec{}
+	return snappyCodec{}
 }
 
 // Sink writes one Parquet file. It stages the file next to its
@@ -90,6 +93,8 @@ type Sink struct {
 	dropped map[string]bool
 	rows    []pq.Row
 	scratch []byte
+	// spill holds the row group's encoded pages in temporary files.
+	spill *spillPool
 }
 
 func newSink(c connector.Config) (connector.Sink, error) {
@@ -202,7 +207,10 @@ func (s *Sink) start(recs []connector.Record) error {
 		s.nulls[i] = pq.NullValue().Level(0, 0, i)
 	}
 	s.out = &countingWriter{w: s.tmp}
+	s.spill = &spillPool{dir: filepath.Dir(s.tmp.Name())}
 	s.w = pq.NewWriter(s.out, fileSchema(cols),
+		pq.ColumnPageBuffers(s.spill),
+		pq.PageBufferSize(s.cfg.PageBufferBytes),
 		pq.Compression(s.cfg.codec()),
 		pq.MaxRowsPerRowGroup(int64(s.cfg.RowGroupSize)),
 		pq.CreatedBy("faucet", "", ""))
@@ -322,6 +330,9 @@ func (s *Sink) CommitOverwrite(ctx context.Context) error {
 	if cerr := s.tmp.Close(); err == nil {
 		err = cerr
 	}
+	if cerr := s.closeSpill(); err == nil {
+		err = cerr
+	}
 	s.tmp, s.w = nil, nil
 	if err == nil {
 		err = os.Rename(name, s.cfg.Path)
@@ -332,6 +343,16 @@ func (s *Sink) CommitOverwrite(ctx context.Context) error {
 	}
 	syncDir(filepath.Dir(s.cfg.Path))
 	return nil
+}
+
+// closeSpill closes the files of the row group's pages, if any.
+func (s *Sink) closeSpill() error {
+	if s.spill == nil {
+		return nil
+	}
+	err := s.spill.close()
+	s.spill = nil
+	return err
 }
 
 // syncDir makes a rename durable where the platform allows it.
@@ -348,7 +369,7 @@ func (s *Sink) AbortOverwrite(ctx context.Context) error {
 		return nil
 	}
 	name := s.tmp.Name()
-	err := s.tmp.Close()
+	err := errors.Join(s.tmp.Close(), s.closeSpill())
 	s.tmp, s.w = nil, nil
 	if rerr := os.Remove(name); rerr != nil && !errors.Is(rerr, os.ErrNotExist) {
 		err = errors.Join(err, rerr)

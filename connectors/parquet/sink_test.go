@@ -3,6 +3,7 @@ package parquet
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -254,6 +255,7 @@ func TestSinkConfig(t *testing.T) {
 		connectortest.Cfg(t),
 		connectortest.Cfg(t, "path", "x.parquet", "compression", "lz4"),
 		connectortest.Cfg(t, "path", "x.parquet", "row_group_size", 0),
+		connectortest.Cfg(t, "path", "x.parquet", "page_buffer_bytes", 1024),
 		connectortest.Cfg(t, "destination", map[string]any{"type": "s3", "bucket": "b"}),
 		connectortest.Cfg(t, "destination", map[string]any{"type": "local_path"}),
 		connectortest.Cfg(t, "path", "x.parquet", "destination", map[string]any{"type": "local_path", "path": "y.parquet"}),
@@ -265,5 +267,35 @@ func TestSinkConfig(t *testing.T) {
 	snk, err := newSink(connectortest.Cfg(t, "destination", map[string]any{"type": "local_path", "path": "y.parquet"}))
 	if err != nil || snk.(*Sink).cfg.Path != "y.parquet" {
 		t.Errorf("destination: %v", err)
+	}
+}
+
+// TestSinkWideTable writes more columns than the sink spills to temporary
+// files (the rest keep their pages in memory) over several row groups and
+// reads every value back.
+func TestSinkWideTable(t *testing.T) {
+	const cols, rows = maxSpillFiles + 72, 300
+	var lines, want []string
+	for r := range rows {
+		var b strings.Builder
+		b.WriteByte('{')
+		for c := range cols {
+			if c > 0 {
+				b.WriteByte(',')
+			}
+			fmt.Fprintf(&b, `"c%03d":%d`, c, r*1000+c)
+		}
+		b.WriteByte('}')
+		lines = append(lines, b.String())
+	}
+	want = lines
+	path := filepath.Join(t.TempDir(), "wide.parquet")
+	if _, err := writeSink(t, connectortest.Cfg(t, "path", path, "row_group_size", 100), nil, pageOf(t, lines[:150]...), pageOf(t, lines[150:]...)); err != nil {
+		t.Fatal(err)
+	}
+	got, _ := readLines(t, connectortest.Cfg(t, "path", path))
+	sameLines(t, got, want)
+	if left, _ := filepath.Glob(filepath.Join(filepath.Dir(path), ".faucet-parquet-pages-*")); len(left) > 0 {
+		t.Errorf("temporary page files left: %v", left)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"strings"
+	"sync"
 
 	pq "github.com/parquet-go/parquet-go"
 
@@ -324,13 +325,19 @@ func (s *Source) page() (p *connector.Page, err error) {
 		n = bs
 	}
 	nf := len(s.plan)
-	fields := make([]connector.Field, int(n)*nf)
-	recs := make([]connector.Record, n)
-	s.asm.arena = arena{}
+	mem := getPageMem(int(n), nf)
+	fields, recs := mem.fields, mem.recs
+	s.asm.arena = &mem.arena
 	// Column by column: each top-level field reads its own cursors, so
 	// the order across fields is free, and a column's values are then
 	// consumed in one tight loop.
 	for j, fp := range s.plan {
+		if fp.shape == shapeLeaf && !fp.repeated {
+			if i, rerr := s.scalarColumn(fp, j, nf, fields); rerr != nil {
+				return nil, fmt.Errorf("parquet: %s: row %d: %w", s.path, s.frow+int64(i)+1, rerr)
+			}
+			continue
+		}
 		for i := range recs {
 			var v connector.Value
 			var rerr error
@@ -357,7 +364,76 @@ func (s *Source) page() (p *connector.Page, err error) {
 		Locate: func(i int) (string, int64) {
 			return fmt.Sprintf("%s: row %d", path, firstInFile+int64(i)), first + int64(i)
 		},
+		// The engine is done with the page: its records, fields and
+		// strings are reused for a later page.
+		Release: mem.put,
 	}, nil
+}
+
+// pageMem is the memory of one page's records: the records, their fields
+// (one slab) and the arena of their strings, reused (memPool) once the
+// engine has released the page.
+type pageMem struct {
+	recs   []connector.Record
+	fields []connector.Field
+	arena  arena
+}
+
+var memPool sync.Pool
+
+// getPageMem returns the memory for n rows of nf top-level fields.
+func getPageMem(n, nf int) *pageMem {
+	m, _ := memPool.Get().(*pageMem)
+	if m == nil {
+		m = &pageMem{}
+	}
+	if cap(m.recs) < n {
+		m.recs = make([]connector.Record, n)
+	}
+	if cap(m.fields) < n*nf {
+		m.fields = make([]connector.Field, n*nf)
+	}
+	m.recs, m.fields = m.recs[:n], m.fields[:n*nf]
+	return m
+}
+
+func (m *pageMem) put() {
+	clear(m.fields) // nested values are the GC's
+	m.arena.reset()
+	memPool.Put(m)
+}
+
+// scalarColumn fills field j of every row of the page (fields holds nf
+// per row) from a top-level, non-repeated leaf: one value per row, taken
+// from the cursor's buffer a run at a time. On error, i is the row.
+func (s *Source) scalarColumn(fp *node, j, nf int, fields []connector.Field) (i int, err error) {
+	c := s.asm.cols[fp.first]
+	n := len(fields) / nf
+	for i < n {
+		if c.i >= c.n {
+			if err := c.fill(); err != nil {
+				return i, err
+			}
+			if c.n == 0 {
+				return i, fmt.Errorf("column %s: fewer values than rows", c.name)
+			}
+		}
+		run := c.buf[c.i:min(c.n, c.i+n-i)]
+		for k := range run {
+			v := &run[k]
+			out := connector.Null()
+			if !v.IsNull() {
+				if v.Kind() != fp.conv.phys {
+					return i + k, s.asm.kindError(fp, *v)
+				}
+				out = s.asm.leaf(fp.conv, *v)
+			}
+			fields[(i+k)*nf+j] = connector.Field{Key: fp.name, Value: out}
+		}
+		c.i += len(run)
+		i += len(run)
+	}
+	return i, nil
 }
 
 func (s *Source) closeCursors() error {
