@@ -44,29 +44,26 @@ func (c Config) Decode(dst any) error {
 	if obj.Kind() != KindObject {
 		return ConfigErrorf(c.Path, "must be an object, got %s", obj.Kind())
 	}
-	byName := map[string]int{}
-	for i := 0; i < sv.NumField(); i++ {
-		if name := jsonName(sv.Type().Field(i)); name != "" {
-			byName[name] = i
-		}
+	byName := map[string]reflect.StructField{}
+	for _, f := range configFields(sv.Type()) {
+		byName[jsonName(f)] = f
 	}
 	var errs ConfigErrors
 	present := map[string]bool{}
 	for _, f := range obj.AsObject().Fields {
-		idx, ok := byName[f.Key]
+		field, ok := byName[f.Key]
 		if !ok {
 			errs = append(errs, ConfigErrorf(c.Path+"."+f.Key, "unknown key %q", f.Key))
 			continue
 		}
 		present[f.Key] = true
-		field := sv.Type().Field(idx)
 		val := f.Value
 		if val.IsNull() && field.Type.Kind() == reflect.String && enumHas(field.Tag.Get("enum"), "null") {
 			val = String("null")
 		}
 		dec := json.NewDecoder(bytes.NewReader(AppendJSON(nil, val)))
 		dec.DisallowUnknownFields()
-		if err := dec.Decode(sv.Field(idx).Addr().Interface()); err != nil {
+		if err := dec.Decode(sv.FieldByIndex(field.Index).Addr().Interface()); err != nil {
 			errs = append(errs, c.jsonError(c.Path+"."+f.Key, err))
 		}
 	}
@@ -163,6 +160,33 @@ func goTypeName(t reflect.Type) string {
 	return t.String()
 }
 
+// configFields are the fields of a config struct that decode from a key,
+// with those of embedded structs in line (as encoding/json does): a
+// family of connectors shares options by embedding one struct.
+func configFields(t reflect.Type) []reflect.StructField {
+	var out []reflect.StructField
+	for _, f := range reflect.VisibleFields(t) {
+		if f.Anonymous && f.Type.Kind() == reflect.Struct {
+			continue // its fields follow
+		}
+		if jsonName(f) != "" && !hiddenByEmbedding(t, f) {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// hiddenByEmbedding reports a field of an embedded struct that is not
+// exported through it (its struct is unexported and not a plain field).
+func hiddenByEmbedding(t reflect.Type, f reflect.StructField) bool {
+	for i := 1; i < len(f.Index); i++ {
+		if !t.FieldByIndex(f.Index[:i]).IsExported() {
+			return true
+		}
+	}
+	return false
+}
+
 // jsonName returns the key a struct field decodes from, or "" if skipped.
 func jsonName(f reflect.StructField) string {
 	if !f.IsExported() {
@@ -181,13 +205,12 @@ func jsonName(f reflect.StructField) string {
 
 func applyDefaults(v reflect.Value) error {
 	t := v.Type()
-	for i := 0; i < t.NumField(); i++ {
-		f := t.Field(i)
+	for _, f := range configFields(t) {
 		def, ok := f.Tag.Lookup("default")
-		if !ok || jsonName(f) == "" {
+		if !ok {
 			continue
 		}
-		fv := v.Field(i)
+		fv := v.FieldByIndex(f.Index)
 		if err := setScalar(fv, def); err != nil {
 			return fmt.Errorf("connector: bad default %q for %s.%s: %w", def, t.Name(), f.Name, err)
 		}
@@ -241,13 +264,8 @@ func setScalar(fv reflect.Value, s string) error {
 // (for maps and lists, each element).
 func checkTags(path string, v reflect.Value, present map[string]bool) ConfigErrors {
 	var errs ConfigErrors
-	t := v.Type()
-	for i := 0; i < t.NumField(); i++ {
-		f := t.Field(i)
+	for _, f := range configFields(v.Type()) {
 		name := jsonName(f)
-		if name == "" {
-			continue
-		}
 		if f.Tag.Get("required") == "true" && !present[name] {
 			errs = append(errs, ConfigErrorf(path+"."+name, "required key is missing"))
 		}
@@ -261,7 +279,7 @@ func checkTags(path string, v reflect.Value, present map[string]bool) ConfigErro
 				errs = append(errs, ConfigErrorf(p, "must be one of %s, got %q", strings.Join(allowed, ", "), got))
 			}
 		}
-		fv := v.Field(i)
+		fv := v.FieldByIndex(f.Index)
 		switch {
 		case fv.Kind() == reflect.String:
 			check(path+"."+name, fv.String())

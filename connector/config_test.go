@@ -74,3 +74,37 @@ func TestSchemaOf(t *testing.T) {
 		t.Fatal("zero value is not null")
 	}
 }
+
+// SharedOpts is a family's shared options, embedded by its members.
+type SharedOpts struct {
+	Size  int    `json:"size" default:"7"`
+	Mode  string `json:"mode" enum:"fast,safe" default:"fast"`
+	Table string `json:"table" required:"true"`
+}
+
+type embeddingCfg struct {
+	Query string `json:"query"`
+	SharedOpts
+}
+
+// TestConfigDecodeEmbedded: the fields of an embedded struct decode,
+// default, validate and appear in the schema as the embedding struct's own.
+func TestConfigDecodeEmbedded(t *testing.T) {
+	var cfg embeddingCfg
+	if err := (Config{Path: "c", Value: obj("query", "q", "table", "t", "mode", "safe")}).Decode(&cfg); err != nil {
+		t.Fatal(err)
+	}
+	if cfg.Query != "q" || cfg.Table != "t" || cfg.Mode != "safe" || cfg.Size != 7 {
+		t.Fatalf("decoded %+v", cfg)
+	}
+	err := Config{Path: "c", Value: obj("mode", "slow", "sharedOpts", 1)}.Decode(&embeddingCfg{})
+	for _, want := range []string{`c.sharedOpts: unknown key "sharedOpts"`, "c.table: required key is missing", `c.mode: must be one of fast, safe, got "slow"`} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("err = %v, want it to say %s", err, want)
+		}
+	}
+	props := SchemaOf(&embeddingCfg{})["properties"].(map[string]any)
+	if len(props) != 4 || props["size"].(map[string]any)["default"] != int64(7) || props["query"] == nil {
+		t.Fatalf("schema properties %v", props)
+	}
+}

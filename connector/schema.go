@@ -57,12 +57,8 @@ func schemaOfType(t reflect.Type, depth int) map[string]any {
 	case reflect.Struct:
 		props := map[string]any{}
 		var required []string
-		for i := 0; i < t.NumField(); i++ {
-			f := t.Field(i)
+		for _, f := range configFields(t) {
 			name := jsonName(f)
-			if name == "" {
-				continue
-			}
 			s := schemaOfType(f.Type, depth+1)
 			if doc := f.Tag.Get("doc"); doc != "" {
 				s["description"] = doc

@@ -13,16 +13,10 @@ import (
 
 // SourceConfig is the `config:` of a mysql source.
 type SourceConfig struct {
-	ConnectionURL  connector.Secret     `json:"connection_url" doc:"mysql://user:password@host:port/db (or a go-sql-driver DSN user:password@tcp(host:port)/db)."`
-	URL            connector.Secret     `json:"url" doc:"Alias of connection_url."`
-	Query          string               `json:"query" doc:"SQL query to read; ? for params. Exclusive with table."`
-	Table          string               `json:"table" doc:"Table to read (all columns, or columns). Exclusive with query."`
-	Columns        []string             `json:"columns" doc:"Columns to read from table (default all)."`
-	Params         []any                `json:"params" doc:"Positional bind parameters of query."`
-	BatchSize      int                  `json:"batch_size" default:"1000" doc:"Rows per page."`
-	ReplicationKey string               `json:"replication_key" doc:"Column ordering rows for incremental reads: rows are read in its order and only those above the saved bookmark (the last key read) are emitted."`
-	MaxConnections int                  `json:"max_connections" doc:"Accepted for compatibility with faucet-cli 1.x; the source uses one connection."`
-	Shard          *sqlutil.ShardConfig `json:"shard" doc:"Make the source shardable in cluster mode: {key: integer column}; each shard reads one range of the key."`
+	ConnectionURL connector.Secret `json:"connection_url" doc:"mysql://user:password@host:port/db (or a go-sql-driver DSN user:password@tcp(host:port)/db)."`
+	URL           connector.Secret `json:"url" doc:"Alias of connection_url."`
+	Query         string           `json:"query" doc:"SQL query to read; ? for params. Exclusive with table."`
+	sqlutil.ReadConfig
 }
 
 // Validate checks the rules the struct tags cannot express.
@@ -34,7 +28,7 @@ func (c *SourceConfig) Validate() error {
 	if err := checkURL(key, raw); err != nil {
 		return err
 	}
-	return sqlutil.CheckRead(c.Query, c.Table, c.Columns, c.BatchSize, c.Params, c.Shard)
+	return c.Check(c.Query)
 }
 
 // Source streams the rows of one query (the driver reads rows off the

@@ -13,16 +13,10 @@ import (
 
 // SourceConfig is the `config:` of a sqlite source.
 type SourceConfig struct {
-	Path           string               `json:"path" doc:"SQLite database file (sqlite:// and file: prefixes are accepted)."`
-	DatabaseURL    string               `json:"database_url" doc:"faucet-cli 1.x spelling of path (sqlite://PATH)."`
-	Query          string               `json:"query" doc:"SQL query to read; use ? for params. Exclusive with table."`
-	Table          string               `json:"table" doc:"Table to read (all columns, or columns). Exclusive with query."`
-	Columns        []string             `json:"columns" doc:"Columns to read from table (default all)."`
-	Params         []any                `json:"params" doc:"Positional bind parameters of query."`
-	BatchSize      int                  `json:"batch_size" default:"1000" doc:"Rows per page."`
-	ReplicationKey string               `json:"replication_key" doc:"Column ordering rows for incremental reads: rows are read in its order and only those above the saved bookmark (the last key read) are emitted."`
-	MaxConnections int                  `json:"max_connections" doc:"Accepted for compatibility with faucet-cli 1.x; has no effect."`
-	Shard          *sqlutil.ShardConfig `json:"shard" doc:"Make the source shardable in cluster mode: {key: integer column}; each shard reads one range of the key."`
+	Path        string `json:"path" doc:"SQLite database file (sqlite:// and file: prefixes are accepted)."`
+	DatabaseURL string `json:"database_url" doc:"faucet-cli 1.x spelling of path (sqlite://PATH)."`
+	Query       string `json:"query" doc:"SQL query to read; use ? for params. Exclusive with table."`
+	sqlutil.ReadConfig
 }
 
 // Validate checks the rules the struct tags cannot express.
@@ -30,7 +24,7 @@ func (c *SourceConfig) Validate() error {
 	if _, err := pickPath(c.Path, c.DatabaseURL); err != nil {
 		return err
 	}
-	return sqlutil.CheckRead(c.Query, c.Table, c.Columns, c.BatchSize, c.Params, c.Shard)
+	return c.Check(c.Query)
 }
 
 // Source streams the rows of one query.
