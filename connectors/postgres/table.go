@@ -89,6 +89,26 @@ func (s *Sink) exec(ctx context.Context, what, q string) error {
 	return nil
 }
 
+// create runs a CREATE ... IF NOT EXISTS outside a transaction. IF NOT
+// EXISTS is not atomic in Postgres: of two sessions creating one name at
+// once (the shards of a run, matrix rows), the loser fails on pg_type's
+// unique index (23505), with duplicate_table (42P07) or duplicate_object
+// (42710). Run again, the statement finds the winner's table and does
+// nothing; a real conflict fails again and is reported.
+func (s *Sink) create(ctx context.Context, what, q string) error {
+	var err error
+	for range 3 {
+		var pe *pgconn.PgError
+		if _, err = s.conn.Exec(ctx, q); err == nil || !errors.As(err, &pe) || (pe.Code != "23505" && pe.Code != "42P07" && pe.Code != "42710") {
+			break
+		}
+	}
+	if err != nil {
+		return fmt.Errorf("postgres: %s: %s", what, pgMessage(err))
+	}
+	return nil
+}
+
 // createTable creates the target from the page's inferred columns (with a
 // primary key on key), then the overwrite staging table if needed.
 func (s *Sink) createTable(ctx context.Context, recs []connector.Record) error {
@@ -107,7 +127,7 @@ func (s *Sink) createTable(ctx context.Context, recs []connector.Record) error {
 		}
 	}
 	ddl := "CREATE TABLE IF NOT EXISTS " + s.target() + " (" + strings.Join(defs, ", ") + ")"
-	if err := s.exec(ctx, "create table "+s.target(), ddl); err != nil {
+	if err := s.create(ctx, "create table "+s.target(), ddl); err != nil {
 		return err
 	}
 	s.table = s.cfg.TableName

@@ -20,7 +20,7 @@ func (s *Sink) tokenTable() string {
 }
 
 func (s *Sink) ensureTokenTable(ctx context.Context) error {
-	return s.exec(ctx, "create "+s.tokenTable(), "CREATE TABLE IF NOT EXISTS "+s.tokenTable()+
+	return s.create(ctx, "create "+s.tokenTable(), "CREATE TABLE IF NOT EXISTS "+s.tokenTable()+
 		" (scope TEXT PRIMARY KEY, token TEXT NOT NULL, updated_at TIMESTAMPTZ NOT NULL DEFAULT now())")
 }
 

@@ -130,3 +130,42 @@ func TestPostgresStoreMissingTable(t *testing.T) {
 		t.Fatal("missing table accepted with ensure_table: false")
 	}
 }
+
+// TestPostgresStoreConcurrentCreate opens one new state table from several
+// shards at once: Postgres's CREATE TABLE IF NOT EXISTS fails one of two
+// concurrent creates with a unique violation (pg_type), which must not
+// fail the open.
+func TestPostgresStoreConcurrentCreate(t *testing.T) {
+	url := postgresURL(t)
+	ctx := context.Background()
+	for round := range 15 {
+		table := fmt.Sprintf("faucet_state_c%d", rand.Uint64()%1e12)
+		var wg sync.WaitGroup
+		errs := make(chan error, 6)
+		for range 6 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				s, err := Open("postgres", cfgOf(t, map[string]any{"url": url, "table": table}))
+				if err != nil {
+					errs <- err
+					return
+				}
+				defer s.Close()
+				errs <- s.Put(ctx, "p::row-0", []byte(`1`))
+			}()
+		}
+		wg.Wait()
+		close(errs)
+		conn, err := pgx.Connect(ctx, url)
+		if err == nil {
+			conn.Exec(ctx, "DROP TABLE IF EXISTS "+table)
+			conn.Close(ctx)
+		}
+		for err := range errs {
+			if err != nil {
+				t.Fatalf("round %d: %v", round, err)
+			}
+		}
+	}
+}
