@@ -35,6 +35,10 @@ func (n *Node) Cancel(ctx context.Context, runID string) (CancelOutcome, *histor
 	if err := n.store.RequestCancel(ctx, runID); err != nil {
 		return 0, nil, err
 	}
-	n.Kick() // this instance's own shards of the run stop at once
+	// This instance's own shards of the run stop at once.
+	n.mu.Lock()
+	n.cancels = true
+	n.mu.Unlock()
+	n.Kick()
 	return CancelRequested, nil, nil
 }

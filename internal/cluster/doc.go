@@ -23,23 +23,53 @@
 //
 //  1. Submit (any instance). The server validates the config, claims the
 //     idempotency key in the shared table (one run per key cluster-wide),
-//     and writes the record with status pending and the raw config text
-//     (config_body, config_format; directives such as ${env:X} unresolved),
-//     timeout, clock, params and callback. It then kicks the local claim
-//     loop. A submission while the history is degraded is refused with 503:
-//     a pending run kept in memory could never be claimed by a peer.
-//  2. Claim (every --cluster-poll-secs, at once after a local submit, and
-//     when a local run finishes). ClaimPending selects the oldest pending
+//     and writes the record with the raw config text (config_body,
+//     config_format; directives such as ${env:X} unresolved), timeout,
+//     clock, params and callback. When it has an execution slot free now
+//     and knows of no pending run waiting (see the backlog below), the
+//     record is written already claimed (InsertClaimed): one INSERT of a new
+//     run id with status running, owner=me, lease=now+ttl and started_at,
+//     and the run starts at once (the submission answers running). The run
+//     never was pending, so no peer can claim it; only a lapsed lease lets
+//     anyone else touch it, as for any claim. Otherwise the record is
+//     written pending (the submission answers pending), the backlog is set
+//     and the local claim loop is kicked. A submission while the history is
+//     degraded is refused with 503: a pending run kept in memory could never
+//     be claimed by a peer.
+//  2. Claim (every --cluster-poll-secs; and on a kick while the backlog is
+//     set: after a local pending submit, after a reclaim requeued runs or
+//     shards, after a run was sharded, and when a local run's pipeline ends
+//     or its slot is released). ClaimPending selects the oldest pending
 //     runs up to this instance's free capacity and flips each one with
 //     UPDATE ... SET owner=me, status='running', lease=now+ttl WHERE
 //     status='pending'. Only rows where that update matched are ours, so two
 //     instances polling the same table never claim the same run. The body is
-//     rewritten as running in the same statement.
+//     rewritten as running in the same statement. A run whose pipeline has
+//     ended and that only writes its result counts as a free slot, so its
+//     successor is claimed while that write is under way and starts when the
+//     slot is released (the slot bound on executions holds). The backlog is
+//     this instance's belief that pending runs or shards may be waiting: set
+//     at start, by a local pending submit, a requeue or an expansion, and by
+//     a claim that took all it asked for; cleared by a claim that took fewer
+//     (unless a pending run was noted meanwhile; a claim whose rows a peer
+//     won counts as one that took fewer, while that peer, which took all it
+//     asked for, keeps claiming on its kicks). A claim on a kick is
+//     skipped while it is clear (no statement); the poll tick claims
+//     regardless, so runs stored pending by peers are claimed within one
+//     poll interval by any member with free capacity. A local submission
+//     may therefore start before an older run pending on a saturated peer
+//     that this instance has not seen yet.
 //  3. Execute. The claiming instance re-loads the config from config_body
 //     with its own environment, secrets and --default-config, exactly as a
 //     local submission is loaded. A config that no longer loads there fails
-//     the run ("re-loading claimed config: ..."). The first fenced write
-//     records started_at.
+//     the run ("re-loading claimed config: ..."). A run claimed by the
+//     instance it was submitted to executes the submission as loaded at
+//     submit when that instance still keeps it (same environment, secrets
+//     and --default-config; the server keeps the last few hundred pending
+//     submissions, and re-loads after a reload of the default config). A
+//     run claimed from
+//     pending records started_at with its first fenced write (MarkRunning);
+//     a run claimed at submission has it in its INSERT.
 //  4. Renew. Every ttl/3 the instance rewrites each run it holds with
 //     FinalizeOwned(record as running), which pushes lease_expires_at to
 //     now+ttl only WHERE owner=me AND status is not terminal. Renewal is per
@@ -86,13 +116,15 @@
 // (CancelPending, status='pending'), which loses cleanly to a concurrent
 // claim; the instance whose update won is the terminal writer and fires the
 // callback. Otherwise the cancel_requested flag is set on the running row
-// and the owner, which lists its flagged runs on every poll
-// (PendingCancellations), stops the run within one poll interval; its
-// terminal write (cancelled) is fenced like any other.
+// and the owner, which lists its flagged runs on every poll tick
+// (PendingCancellations; also on the next kick after a cancel requested
+// through it, and right after it claims a requeued run, whose flag survived
+// the requeue), stops the run within one poll interval; its terminal write
+// (cancelled) is fenced like any other.
 //
 // # Membership
 //
-// On every poll each instance heartbeats its row: start time, listen
+// On every poll tick (not on kicks) each instance heartbeats its row: start time, listen
 // address, capacity (--max-concurrent-runs), runs in flight, and the newest
 // state format it reads (StateFormat; a member with no capabilities row reads
 // as 0). The live set is the members whose heartbeat is younger than
@@ -106,8 +138,10 @@
 // # Invariants
 //
 //   - One owner: a run is claimed by at most one instance at a time (guarded
-//     claim, #146 H7); only a lapsed lease lets anyone else touch a running
-//     run, and reclaim never touches a live peer's heartbeated lease.
+//     claim, #146 H7; a run claimed at submission is inserted owned under
+//     a new id and was never pending); only a lapsed lease lets anyone else
+//     touch a running run, and reclaim never touches a live peer's
+//     heartbeated lease.
 //   - One terminal state: terminal writes are fenced on owner and
 //     non-terminal status (#321 L5); poison failures and pending cancels are
 //     guarded on the status they expect; nothing overwrites a terminal row.
@@ -173,10 +207,12 @@
 //     requeued and expanded again (EnumerateShards of an unchanged data set
 //     returns the same ids), where 1.x left a sharded parent with no shards
 //     that never finished.
-//  2. Claim. Every poll, after runs, ClaimShards takes up to the capacity
-//     left, largest size estimate first, one guarded UPDATE ... WHERE
-//     status='pending' per shard (owner=me, lease=now+ttl). Shards count
-//     against --max-concurrent-runs like runs.
+//  2. Claim. Every claim of Mode A step 2 (poll ticks, and kicks while
+//     the backlog is set; an expansion and a shard requeue set it), after
+//     runs, ClaimShards takes up to the capacity left, largest size estimate
+//     first, one guarded UPDATE ... WHERE status='pending' per shard
+//     (owner=me, lease=now+ttl). Shards count against
+//     --max-concurrent-runs like runs.
 //  3. Execute. The claimer re-loads the parent's stored config, builds the
 //     row, narrows the source with ApplyShard before the engine opens it,
 //     and runs it with the state key "<key>::<shard_id>" and the parent's
@@ -206,12 +242,13 @@
 //     finished_at.
 //
 // Cancelling a sharded run sets cancel_requested on the parent (through
-// any instance). Every poll lists the runs whose shards this instance runs
-// and whose parent is flagged (PendingShardCancellations), after claiming,
-// so that pending shards claimed in the same poll stop at once; each shard
-// stops at its next page boundary and is written failed, and the parent
-// ends failed ("N/N shard(s) failed"), as in 1.x: the seed's schema has no
-// cancelled shard outcome.
+// any instance). Every poll (tick or kick) while this instance runs shards
+// lists the runs whose shards it runs and whose parent is flagged
+// (PendingShardCancellations), after claiming, so that pending shards
+// claimed in the same poll stop at once; each shard stops at its next page
+// boundary and is written failed, and the parent ends failed ("N/N
+// shard(s) failed"), as in 1.x: the seed's schema has no cancelled shard
+// outcome.
 //
 // Mode B keeps the Mode A invariants per shard (one owner, owner-fenced
 // result, a lapsed lease is the only takeover) and adds: one terminal

@@ -70,6 +70,9 @@ type Config struct {
 	Runs interface {
 		Get(ctx context.Context, runID string) (*history.RunRecord, error)
 		List(ctx context.Context, f history.ListFilter) (history.ListPage, error)
+		// Upsert inserts a run submitted here already claimed
+		// (InsertClaimed); the store stamps owner and lease.
+		Upsert(ctx context.Context, rec history.RunRecord) error
 	}
 	// InstanceID is the id the store stamps as owner (for display).
 	InstanceID string
@@ -105,6 +108,15 @@ type Node struct {
 	held     map[string]*Claim
 	shards   map[string]*ShardClaim // by ShardClaim.Key
 	claiming bool
+	// backlog: pending runs may be waiting (this instance stored one, a
+	// reclaim requeued some, or its last claim took all it asked for);
+	// while set, local submissions are stored pending, not claimed at once,
+	// so they do not overtake older runs.
+	backlog bool
+	noted   uint64 // NotePending calls, so a claim does not clear a newer note
+	// cancels: list the cross-instance cancellations at the next poll
+	// even if it is a kick (a cancel was requested through this instance).
+	cancels  bool
 	members  []history.InstanceRecord
 	memberAt time.Time
 
@@ -143,7 +155,7 @@ func New(cfg Config, exec Executor) (*Node, error) {
 		cfg.Metrics = NewMetrics()
 	}
 	n := &Node{cfg: cfg, store: cfg.Store, exec: exec, log: cfg.Logger, metrics: cfg.Metrics,
-		started: time.Now().UTC(), held: map[string]*Claim{}, shards: map[string]*ShardClaim{}, claiming: true,
+		started: time.Now().UTC(), held: map[string]*Claim{}, shards: map[string]*ShardClaim{}, claiming: true, backlog: true,
 		kick: make(chan struct{}, 1), stop: make(chan struct{})}
 	n.metrics.bind(n)
 	return n, nil
@@ -244,16 +256,41 @@ func (n *Node) leaseLoop() {
 	}
 }
 
-// poll is one claim-loop tick: heartbeat and membership (on the poll
-// interval; a kick only claims), cross-instance cancellations of the runs
-// held here, claims up to free capacity (runs, then shards), then
-// cancellations of the shards held here.
+// poll is one claim-loop tick: heartbeat, membership and cross-instance
+// cancellations of the runs held here (on the poll interval, or after a
+// cancel requested through this instance; a kick otherwise only claims),
+// claims up to free capacity (runs, then shards), then cancellations of the
+// shards held here.
 func (n *Node) poll(ctx context.Context, beat bool) {
 	if beat {
 		n.heartbeat(ctx)
 	}
+	n.mu.Lock()
+	cancels := beat || n.cancels
+	n.cancels = false
+	claim := beat || n.backlog
+	n.mu.Unlock()
+	if cancels {
+		n.cancelRuns(ctx)
+	}
+	if claim {
+		n.claim(ctx)
+	}
+	// After the claim, so that shards just claimed for a cancelled run
+	// are stopped at once instead of running for a poll interval.
+	n.cancelShards(ctx)
+}
+
+// cancelRuns stops the runs held here whose row carries the cross-instance
+// cancel flag.
+func (n *Node) cancelRuns(ctx context.Context) {
 	ids, err := n.store.PendingCancellations(ctx)
 	n.warn.report(n.log, "listing cross-instance cancellations", err)
+	if err != nil {
+		n.mu.Lock()
+		n.cancels = true // retried at the next poll, kick or tick
+		n.mu.Unlock()
+	}
 	for _, id := range ids {
 		n.mu.Lock()
 		c := n.held[id]
@@ -262,10 +299,6 @@ func (n *Node) poll(ctx context.Context, beat bool) {
 			n.log.Info("stopping run: cancel requested on another instance", "run_id", id)
 		}
 	}
-	n.claim(ctx)
-	// After the claim, so that shards just claimed for a cancelled run
-	// are stopped at once instead of running for a poll interval.
-	n.cancelShards(ctx)
 }
 
 // claim takes up to the executor's free capacity of pending runs, then
@@ -281,11 +314,30 @@ func (n *Node) claim(ctx context.Context) {
 	if free <= 0 {
 		return
 	}
+	n.mu.Lock()
+	gen := n.noted
+	n.mu.Unlock()
 	recs, err := n.store.ClaimPending(ctx, free)
 	n.warn.report(n.log, "claiming pending runs", err)
-	defer n.claimShards(ctx, free-len(recs))
+	more := err != nil || len(recs) >= free
+	defer func() {
+		if !more {
+			more = n.claimShards(ctx, free-len(recs))
+		}
+		// Fewer runs and shards than asked for: both queues were empty a
+		// moment ago; kicks stop claiming until something is pending
+		// (unless NotePending ran meanwhile: its row may be newer than
+		// the select).
+		n.mu.Lock()
+		if more || n.noted == gen {
+			n.backlog = more
+		}
+		n.mu.Unlock()
+	}()
 	// Rows claimed before an error are ours too: run them.
+	requeued := false
 	for _, rec := range recs {
+		requeued = requeued || rec.Attempt > 0
 		n.metrics.claimed.Inc()
 		c, fresh := n.hold(rec)
 		if !fresh {
@@ -294,6 +346,11 @@ func (n *Node) claim(ctx context.Context) {
 		}
 		n.log.Info("claimed run", "run_id", rec.RunID, "attempt", rec.Attempt)
 		n.exec.Start(c)
+	}
+	if requeued {
+		// A requeued run keeps its cancel flag (#321 M7): honour it now
+		// rather than at the next tick.
+		n.cancelRuns(ctx)
 	}
 }
 
@@ -304,7 +361,7 @@ func (n *Node) reclaim(ctx context.Context) {
 	if rep.Requeued > 0 {
 		n.metrics.reclaimed.WithLabelValues("requeued").Add(float64(rep.Requeued))
 		n.log.Warn("requeued runs whose owning instance's lease expired", "runs", rep.Requeued)
-		n.Kick()
+		n.NotePending()
 	}
 	if rep.Failed > 0 {
 		n.metrics.reclaimed.WithLabelValues("failed").Add(float64(rep.Failed))

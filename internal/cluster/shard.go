@@ -221,6 +221,6 @@ func (c *Claim) Expand(ctx context.Context, shards []history.ShardInsert) (expan
 		return false, nil
 	}
 	n.log.Info("run sharded", "run_id", c.RunID, "shards", len(shards))
-	n.Kick()
+	n.NotePending()
 	return true, nil
 }

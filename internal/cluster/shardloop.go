@@ -21,10 +21,11 @@ func (n *Node) cancelShards(ctx context.Context) {
 	}
 }
 
-// claimShards takes up to free pending shards, largest estimate first.
-func (n *Node) claimShards(ctx context.Context, free int) {
+// claimShards takes up to free pending shards, largest estimate first, and
+// reports whether more may be pending (it took all it asked for, or failed).
+func (n *Node) claimShards(ctx context.Context, free int) (more bool) {
 	if free <= 0 {
-		return
+		return true
 	}
 	got, err := n.store.ClaimShards(ctx, free)
 	n.warn.report(n.log, "claiming pending shards", err)
@@ -38,6 +39,7 @@ func (n *Node) claimShards(ctx context.Context, free int) {
 		n.log.Info("claimed shard", "run_id", cs.RunID, "shard_id", cs.ShardID)
 		n.exec.StartShard(s)
 	}
+	return err != nil || len(got) >= free
 }
 
 // renewShards pushes the lease of each shard this instance executes to
@@ -93,7 +95,7 @@ func (n *Node) reclaimShards(ctx context.Context) {
 	if rep.Requeued > 0 {
 		n.metrics.shardsReclaimed.WithLabelValues("requeued").Add(float64(rep.Requeued))
 		n.log.Warn("requeued shards whose owning instance's lease expired", "shards", rep.Requeued)
-		n.Kick()
+		n.NotePending()
 	}
 	if rep.Failed > 0 {
 		n.metrics.shardsReclaimed.WithLabelValues("failed").Add(float64(rep.Failed))

@@ -45,8 +45,10 @@ func TestClusterModeSharesRunsAcrossServers(t *testing.T) {
 		}
 		body := map[string]any{"config": cfg, "idempotency_key": fmt.Sprintf("k%d", i), "labels": map[string]string{"i": fmt.Sprint(i)}}
 		got := to.submit(body)
-		if got["status"] != "pending" {
-			t.Fatalf("a cluster submission answers pending, got %v", got)
+		// Claimed at once by the receiving server when it has a free slot
+		// (running), else stored for the claim loops (pending).
+		if got["status"] != "pending" && got["status"] != "running" {
+			t.Fatalf("a cluster submission answers pending or running, got %v", got)
 		}
 		if again := other.submit(body); again["run_id"] != got["run_id"] {
 			t.Fatalf("replay on the other server: %v, want %v", again["run_id"], got["run_id"])
@@ -177,4 +179,36 @@ func counterValue(t *testing.T, hn *harness, name string) float64 {
 		}
 	}
 	return sum
+}
+
+// TestClusterModeClaimsAtSubmissionWithAFreeSlot: with a free slot and no
+// pending run waiting, a submission is stored already claimed by the
+// receiving server (running, with its started_at) and runs from the
+// submission as loaded; every run is still claimed exactly once.
+func TestClusterModeClaimsAtSubmissionWithAFreeSlot(t *testing.T) {
+	url := pgURL(t)
+	a := newClusterServer(t, url, "member-a", 1, nil)
+	cfg, _ := a.csvPipeline("local", 2)
+	// The first submission finds the queue state unknown: pending, then
+	// claimed by the loop, which learns that nothing else is pending.
+	first := a.submit(map[string]any{"config": cfg})
+	if m := a.wait(first["run_id"].(string)); m["status"] != "completed" {
+		t.Fatalf("first run: %v", m)
+	}
+	got := a.submit(map[string]any{"config": cfg})
+	if got["status"] != "running" {
+		t.Fatalf("a submission with a free slot and no backlog answers running, got %v", got)
+	}
+	m := a.wait(got["run_id"].(string))
+	if m["status"] != "completed" || m["records_written"] != 2.0 || m["config_body"] != cfg || m["attempt"] != 0.0 {
+		t.Fatalf("claimed at submission: %v", m)
+	}
+	sub, err1 := time.Parse(time.RFC3339Nano, m["submitted_at"].(string))
+	st, err2 := time.Parse(time.RFC3339Nano, m["started_at"].(string))
+	if err1 != nil || err2 != nil || st.Before(sub) {
+		t.Fatalf("submitted_at %v, started_at %v", m["submitted_at"], m["started_at"])
+	}
+	if c := counterValue(t, a, "faucet_serve_runs_claimed_total"); c != 2 {
+		t.Fatalf("%v claims for 2 runs", c)
+	}
 }

@@ -24,7 +24,10 @@ func (e clusterExecutor) Free() int {
 	if r.closing {
 		return 0
 	}
-	return max(cap(r.slots)-r.clusterJobs, 0)
+	// A run that only writes its result gives its slot away as soon as the
+	// write is done: claiming its successor now overlaps the claim's round
+	// trips with that write (the successor waits for the slot).
+	return max(cap(r.slots)-r.clusterJobs+r.finishing, 0)
 }
 
 // InFlight is the runs executing here.
@@ -36,10 +39,13 @@ func (e clusterExecutor) Start(c *cluster.Claim) { e.r.startClaimed(c) }
 // Stop cancels the execution holding c.
 func (e clusterExecutor) Stop(c *cluster.Claim, cause error) bool { return e.r.stopClaimed(c, cause) }
 
-// submitPending is step 10 of the submit protocol in cluster mode: the
-// record is stored pending with the raw config text (directives unresolved),
-// its format, timeout, clock, params and callback, so any member can re-load
-// it; the local claim loop is kicked.
+// submitPending is step 10 of the submit protocol in cluster mode. With a
+// free execution slot here (and no pending run known to be waiting) the run
+// is stored already claimed by this instance and started at once with the
+// submission as loaded (submitClaimed). Otherwise the record is stored
+// pending with the raw config text (directives unresolved), its format,
+// timeout, clock, params and callback, so any member can re-load it, and the
+// local claim loop is kicked.
 func (r *Runner) submitPending(ctx context.Context, p *prepared, c caller, runID string, key *string, claimed bool, submitted time.Time) (submitResult, error) {
 	s := r.s
 	req := p.req
@@ -52,18 +58,95 @@ func (r *Runner) submitPending(ctx context.Context, p *prepared, c caller, runID
 	if ps := paramStrings(req.Params); len(ps) > 0 {
 		rec.Params = ps
 	}
-	if err := s.history.Upsert(ctx, rec); err != nil {
-		if claimed {
-			if rerr := s.history.ReleaseIdempotency(context.WithoutCancel(ctx), runID); rerr != nil {
-				s.logger.Warn("releasing idempotency claim failed", "run_id", runID, "err", rerr)
-			}
+	if r.takeSlot() {
+		res, ok, err := r.submitClaimed(ctx, p, c, rec, claimed)
+		if ok || err != nil {
+			return res, err
 		}
+	}
+	if err := s.history.Upsert(ctx, rec); err != nil {
+		r.releaseIdem(ctx, claimed, runID)
 		return submitResult{}, err
 	}
-	s.node.Kick()
+	r.preps.put(runID, p, s.defaults.Load())
+	s.node.NotePending()
 	s.metrics.runsSubmitted.Inc()
 	s.audit(ctx, c, "run.submit", &runID, &p.configFP, "ok")
 	return submitResult{RunID: runID, Status: history.StatusPending, SubmittedAt: rec.SubmittedAt}, nil
+}
+
+// takeSlot reserves an execution slot for a run claimed at submission: only
+// a slot free now (no claimed run waits for one), not one being released.
+func (r *Runner) takeSlot() bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.closing || r.clusterJobs >= cap(r.slots) {
+		return false
+	}
+	r.clusterJobs++
+	return true
+}
+
+// giveSlot returns a slot takeSlot reserved and that was not used.
+func (r *Runner) giveSlot() {
+	r.mu.Lock()
+	r.clusterJobs--
+	r.mu.Unlock()
+	r.s.node.Kick()
+}
+
+// releaseIdem releases the idempotency claim of a submission whose record
+// could not be stored.
+func (r *Runner) releaseIdem(ctx context.Context, claimed bool, runID string) {
+	if !claimed {
+		return
+	}
+	if err := r.s.history.ReleaseIdempotency(context.WithoutCancel(ctx), runID); err != nil {
+		r.s.logger.Warn("releasing idempotency claim failed", "run_id", runID, "err", err)
+	}
+}
+
+// submitClaimed stores rec already claimed by this instance
+// (cluster.Node.InsertClaimed: status running, owner, lease and started_at
+// in one INSERT) and executes it in the slot takeSlot reserved, with the
+// submission p as loaded here (this member's environment, secrets and
+// --default-config, as a claim would re-load it). ok is false when the node
+// declined (nothing was written; the slot is given back) so the caller
+// stores the run pending.
+func (r *Runner) submitClaimed(ctx context.Context, p *prepared, c caller, rec history.RunRecord, claimed bool) (submitResult, bool, error) {
+	s := r.s
+	started := s.now()
+	rec.StartedAt = &started
+	cl, err := s.node.InsertClaimed(ctx, rec)
+	if err != nil || cl == nil {
+		r.giveSlot()
+		if err != nil {
+			r.releaseIdem(ctx, claimed, rec.RunID)
+		}
+		return submitResult{}, false, err
+	}
+	j := &job{id: rec.RunID, prep: p, claim: cl, submitted: rec.SubmittedAt, started: started, done: make(chan struct{})}
+	if rec.TimeoutSecs != nil && *rec.TimeoutSecs > 0 {
+		j.timeout = time.Duration(*rec.TimeoutSecs) * time.Second
+	}
+	j.ctx, j.cancel = context.WithCancelCause(r.base)
+	r.mu.Lock()
+	if r.closing {
+		// Shutting down: give the run up; its lease lapses and a peer
+		// runs it (as a claim that raced the shutdown).
+		r.clusterJobs--
+		r.mu.Unlock()
+		j.cancel(nil)
+		cl.Abandon()
+	} else {
+		r.active[j.id] = j
+		r.wg.Add(1)
+		r.mu.Unlock()
+		go r.executeClaimed(j)
+	}
+	s.metrics.runsSubmitted.Inc()
+	s.audit(ctx, c, "run.submit", &rec.RunID, &p.configFP, "ok")
+	return submitResult{RunID: rec.RunID, Status: history.StatusRunning, SubmittedAt: rec.SubmittedAt}, true, nil
 }
 
 // validateClusterSubmit refuses what a cluster cannot run safely (422):
@@ -160,6 +243,10 @@ func (r *Runner) endClusterJob(j *job) {
 	r.forget(j)
 	r.mu.Lock()
 	r.clusterJobs--
+	if j.finishing {
+		j.finishing = false
+		r.finishing--
+	}
 	r.mu.Unlock()
 	j.cancel(nil)
 	close(j.done)
@@ -181,13 +268,18 @@ func (r *Runner) executeClaimed(j *job) {
 		r.mu.Unlock()
 	}
 	rec := j.claim.Record()
-	p, err := s.prepareClaimed(rec)
-	if err != nil {
-		s.logger.Error("re-loading a claimed run's config failed", "run_id", j.id, "err", err)
-		r.finalize(j, nil, outcome{status: history.StatusFailed, reason: "error", err: "re-loading claimed config: " + err.Error()})
-		return
+	if j.prep == nil {
+		j.prep = r.preps.take(j.id, s.defaults.Load())
 	}
-	j.prep = p
+	if j.prep == nil {
+		p, err := s.prepareClaimed(rec)
+		if err != nil {
+			s.logger.Error("re-loading a claimed run's config failed", "run_id", j.id, "err", err)
+			r.finalize(j, nil, outcome{status: history.StatusFailed, reason: "error", err: "re-loading claimed config: " + err.Error()})
+			return
+		}
+		j.prep = p
+	}
 	if r.expandSharded(j) {
 		return
 	}
@@ -215,19 +307,36 @@ func (r *Runner) executeClaimed(j *job) {
 		r.mu.Unlock()
 	}()
 	s.logs.begin(j.id, uint64(rec.Attempt)<<40)
-	started := s.now()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	err = j.claim.MarkRunning(ctx, started)
-	cancel()
-	switch {
-	case errors.Is(err, cluster.ErrLeaseLost):
-		r.finalize(j, &started, classify(errLeaseLost, nil, j))
-		return
-	case err != nil:
-		s.logger.Warn("recording the run's start failed; the next lease renewal writes it", "run_id", j.id, "err", err)
+	started := j.started
+	if started.IsZero() { // claimed from pending: record the start
+		started = s.now()
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		err := j.claim.MarkRunning(ctx, started)
+		cancel()
+		switch {
+		case errors.Is(err, cluster.ErrLeaseLost):
+			r.finalize(j, &started, classify(errLeaseLost, nil, j))
+			return
+		case err != nil:
+			s.logger.Warn("recording the run's start failed; the next lease renewal writes it", "run_id", j.id, "err", err)
+		}
 	}
 	o := r.run(j)
+	r.offerSlot(j)
 	r.finalize(j, &started, o)
+}
+
+// offerSlot counts j's slot as free for the claim loop while j writes its
+// result, and wakes the loop: the next pending run is claimed during the
+// write and starts as soon as the slot is released.
+func (r *Runner) offerSlot(j *job) {
+	r.mu.Lock()
+	if !j.finishing {
+		j.finishing = true
+		r.finishing++
+	}
+	r.mu.Unlock()
+	r.s.node.Kick()
 }
 
 // finalizeClaimed is the fenced terminal write of a claimed run; it retries

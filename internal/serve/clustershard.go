@@ -205,7 +205,9 @@ func (r *Runner) executeShard(j *job) {
 		r.inFlight--
 		r.mu.Unlock()
 	}()
-	r.finishShard(j, r.run(j))
+	o := r.run(j)
+	r.offerSlot(j)
+	r.finishShard(j, o)
 }
 
 // finishShard writes the shard's outcome (owner-fenced; a cancelled shard

@@ -35,8 +35,13 @@ type Runner struct {
 	closing  bool
 	active   map[string]*job
 	// clusterJobs counts the claimed runs this process holds (executing,
-	// waiting for a slot, or draining after a lost lease).
+	// waiting for a slot, or draining after a lost lease); finishing, those
+	// of them whose pipeline has ended and that only write their result.
 	clusterJobs int
+	finishing   int
+	// preps: the loaded submissions of the runs this process stored
+	// pending, reused when it claims them itself (cluster mode).
+	preps prepCache
 
 	base     context.Context
 	stopAll  context.CancelCauseFunc
@@ -66,6 +71,12 @@ type job struct {
 	// shard: cluster mode B, the shard of a sharded run this job executes
 	// (claim is nil then).
 	shard *cluster.ShardClaim
+	// started is the started_at a run claimed at submission was stored
+	// with (cluster mode; zero otherwise): no separate start write.
+	started time.Time
+	// finishing: the pipeline has ended; the slot is offered to the next
+	// claim while the result is written (cluster mode).
+	finishing bool
 }
 
 func newRunner(s *Server) *Runner {
