@@ -90,6 +90,7 @@ func throughput(ss []*server, dir, in, tag string) result {
 
 // outcome is one run as the client saw it.
 type outcome struct {
+	id     string
 	status string
 	start  time.Duration // started_at - submitted_at (server clocks, same host)
 	exec   time.Duration // finished_at - started_at
@@ -140,7 +141,7 @@ func submitAndWait(base, config string, deadline time.Time) (outcome, error) {
 		}
 		switch rec.Status {
 		case "completed", "failed", "cancelled":
-			o := outcome{status: rec.Status, total: time.Since(t0)}
+			o := outcome{id: sub.RunID, status: rec.Status, total: time.Since(t0)}
 			if rec.Status != "completed" && rec.Error != nil {
 				fmt.Fprintf(os.Stderr, "run %s %s: %s\n", sub.RunID, rec.Status, *rec.Error)
 			}

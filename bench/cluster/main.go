@@ -8,7 +8,12 @@
 // configuration is repeated and the medians and ranges are printed as
 // Markdown tables. See README.md for the method and the figures.
 //
+// With -sharded it measures mode B instead (sharded.go): a 1M-row CSV set
+// and a 1M-row Postgres table, each split into 4 shards, copied into a
+// Postgres table by 1 and by 3 instances.
+//
 //	go run ./bench/cluster [-runs 400] [-reps 5] [-instances 1,2,3] [-postgres URL]
+//	go run ./bench/cluster -sharded [-sharded-rows 1000000] [-reps 3]
 package main
 
 import (
@@ -65,6 +70,14 @@ func main() {
 		build.Env = append(os.Environ(), "CGO_ENABLED=0")
 		build.Stdout, build.Stderr = os.Stderr, os.Stderr
 		check(build.Run())
+	}
+
+	if *sharded {
+		pg, err := newPG(*pgURL)
+		check(err)
+		atExit(pg.dropAll)
+		shardedMain(bin, dir, pg)
+		return
 	}
 
 	in := filepath.Join(dir, "in.csv")

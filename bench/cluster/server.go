@@ -116,6 +116,12 @@ func waitMembers(ss []*server) {
 
 // claimedPerInstance reads faucet_serve_runs_claimed_total of every instance.
 func claimedPerInstance(ss []*server) []int {
+	return counterPerInstance(ss, "faucet_serve_runs_claimed_total")
+}
+
+// counterPerInstance reads the counter name (summed over its labels) of
+// every instance.
+func counterPerInstance(ss []*server, name string) []int {
 	out := make([]int, len(ss))
 	for i, s := range ss {
 		code, data, err := do("GET", s.base+"/metrics", nil)
@@ -124,7 +130,7 @@ func claimedPerInstance(ss []*server) []int {
 		}
 		for _, line := range strings.Split(string(data), "\n") {
 			series, value, ok := strings.Cut(line, " ")
-			if !ok || (series != "faucet_serve_runs_claimed_total" && !strings.HasPrefix(series, "faucet_serve_runs_claimed_total{")) {
+			if !ok || (series != name && !strings.HasPrefix(series, name+"{")) {
 				continue
 			}
 			if v, err := strconv.ParseFloat(value, 64); err == nil {
