@@ -7,12 +7,11 @@ import (
 	"github.com/faucet-hq/faucet/connector"
 )
 
-// ShardCounts enumerates target shards of the source newSource builds
-// from c, reads every shard through a fresh source, and counts how often
-// each value of field key was read across all shards (every record read
-// exactly once gives a count of 1 for each). A shard that reads nothing
-// fails the test.
-func ShardCounts(t *testing.T, newSource func(connector.Config) (connector.Source, error), c connector.Config, target int, key string) map[string]int {
+// ShardsCoverOnce enumerates target shards of the source newSource builds
+// from c, reads every shard through a fresh source, and checks that the
+// shards together read want distinct values of field key, each exactly
+// once, and that no shard reads nothing.
+func ShardsCoverOnce(t *testing.T, newSource func(connector.Config) (connector.Source, error), c connector.Config, target int, key string, want int) {
 	t.Helper()
 	src, err := newSource(c)
 	if err != nil {
@@ -48,5 +47,12 @@ func ShardCounts(t *testing.T, newSource func(connector.Config) (connector.Sourc
 			seen[v.Text()]++
 		}
 	}
-	return seen
+	if len(seen) != want {
+		t.Fatalf("%d distinct values of %s read, want %d", len(seen), key, want)
+	}
+	for k, n := range seen {
+		if n != 1 {
+			t.Fatalf("%s %s read %d times", key, k, n)
+		}
+	}
 }

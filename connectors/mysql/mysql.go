@@ -37,11 +37,10 @@ func init() {
 // are kept under it even though parameters are interpolated client-side.
 const maxParams = 65535
 
-// dsn turns a connection URL (mysql://user:pass@host:port/db?params, as
-// faucet-cli 1.x took it) or a go-sql-driver DSN (user:pass@tcp(host)/db)
-// into a driver config with UTC sessions and client-side interpolation
-// (every value then comes back as text, decoded by column type).
-func dsn(raw string) (*driver.Config, error) {
+// ParseURL turns a connection URL (mysql://user:pass@host:port/db?params,
+// as faucet-cli 1.x took it; mariadb:// too) or a go-sql-driver DSN
+// (user:pass@tcp(host)/db) into a driver config, with no session settings.
+func ParseURL(raw string) (*driver.Config, error) {
 	dsnText := raw
 	if strings.HasPrefix(raw, "mysql://") || strings.HasPrefix(raw, "mariadb://") {
 		u, err := url.Parse(raw)
@@ -68,6 +67,16 @@ func dsn(raw string) (*driver.Config, error) {
 	cfg, err := driver.ParseDSN(dsnText)
 	if err != nil {
 		return nil, fmt.Errorf("not a valid connection URL or DSN %s", sqlutil.RedactURL(raw))
+	}
+	return cfg, nil
+}
+
+// dsn is ParseURL's config with UTC sessions and client-side interpolation
+// (every value then comes back as text, decoded by column type).
+func dsn(raw string) (*driver.Config, error) {
+	cfg, err := ParseURL(raw)
+	if err != nil {
+		return nil, err
 	}
 	cfg.InterpolateParams = true
 	cfg.ParseTime = false

@@ -3,7 +3,6 @@ package e2e
 import (
 	"context"
 	"database/sql"
-	"fmt"
 	"net/url"
 	"os"
 	"strconv"
@@ -14,6 +13,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/faucet-hq/faucet/connector/connectortest"
+	mysqlconn "github.com/faucet-hq/faucet/connectors/mysql"
 )
 
 // The services a case may declare, the environment variable that hands
@@ -204,7 +204,7 @@ func createMySQLDatabase(t *testing.T, name string) string {
 		u.Path = "/" + name
 		return u.String()
 	}
-	cfg, err := mysqlConfig(base)
+	cfg, err := mysqlconn.ParseURL(base)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -212,39 +212,10 @@ func createMySQLDatabase(t *testing.T, name string) string {
 	return cfg.FormatDSN()
 }
 
-// mysqlConfig reads a mysql:// URL or a go-sql-driver DSN, as the mysql
-// connector does.
-func mysqlConfig(raw string) (*mysql.Config, error) {
-	dsn := raw
-	if strings.HasPrefix(raw, "mysql://") || strings.HasPrefix(raw, "mariadb://") {
-		u, err := url.Parse(raw)
-		if err != nil || u.Host == "" {
-			return nil, fmt.Errorf("not a valid mysql URL: %s", connectortest.Redact(raw))
-		}
-		host := u.Host
-		if u.Port() == "" {
-			host += ":3306"
-		}
-		user := ""
-		if u.User != nil {
-			user = u.User.Username()
-			if p, ok := u.User.Password(); ok {
-				user += ":" + p
-			}
-			user += "@"
-		}
-		dsn = user + "tcp(" + host + ")/" + strings.TrimPrefix(u.Path, "/")
-		if u.RawQuery != "" {
-			dsn += "?" + u.RawQuery
-		}
-	}
-	return mysql.ParseDSN(dsn)
-}
-
 // openMySQL opens one connection whose session runs in UTC and accepts
 // scripts of several statements.
 func openMySQL(raw string) (*sql.DB, error) {
-	cfg, err := mysqlConfig(raw)
+	cfg, err := mysqlconn.ParseURL(raw)
 	if err != nil {
 		return nil, err
 	}

@@ -11,7 +11,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strings"
 	"testing"
 	"time"
 
@@ -19,6 +18,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/faucet-hq/faucet/connector/connectortest"
+	mysqlconn "github.com/faucet-hq/faucet/connectors/mysql"
 )
 
 // Helpers shared by the SQL fault tests (sqlfaults_test.go,
@@ -142,24 +142,18 @@ func newMyDB(t *testing.T) *myDB {
 	return &myDB{base: base, url: u.String(), db: db, name: name}
 }
 
-// myDSN turns a mysql:// URL into a go-sql-driver DSN on database db.
+// myDSN is the go-sql-driver DSN of the server at raw (a mysql:// URL or
+// a DSN), on database db (the URL's when empty), accepting scripts.
 func myDSN(t *testing.T, raw, db string) string {
-	u, err := url.Parse(raw)
-	if err != nil || u.Scheme != "mysql" {
-		t.Fatalf("FAUCET_TEST_MYSQL_URL must be a mysql:// URL, got %q", connectortest.Redact(raw))
+	cfg, err := mysqlconn.ParseURL(raw)
+	if err != nil {
+		t.Fatalf("FAUCET_TEST_MYSQL_URL: %v", err)
 	}
-	user := ""
-	if u.User != nil {
-		user = u.User.String() + "@"
+	if db != "" {
+		cfg.DBName = db
 	}
-	if db == "" {
-		db = strings.TrimPrefix(u.Path, "/")
-	}
-	host := u.Host
-	if u.Port() == "" {
-		host += ":3306"
-	}
-	return user + "tcp(" + host + ")/" + db + "?multiStatements=true"
+	cfg.MultiStatements = true
+	return cfg.FormatDSN()
 }
 
 func (e *myDB) exec(t *testing.T, q string, args ...any) {

@@ -158,6 +158,24 @@ func TestRefusedRecordsNameTheirSourceRow(t *testing.T) {
 			t.Errorf("record_index %s for payload %s", idx, payload)
 		}
 	}
+
+	// Every kept record refused, the first of each page included (the
+	// first record of a page is removed, so positions shift from 0 on).
+	dlq = &captureSink{}
+	row = newRow(&seqSource{n: 300, size: 50}, nil, state.NewMemory())
+	row.Sink, row.SinkType = &indexedRefusals{every: 2}, "refuse"
+	row.Transforms = []Step{{Name: "filter", Transform: dropOdd{}}}
+	row.DLQ = &DLQ{Sink: dlq, Type: "capture"}
+	if res, err := Run(context.Background(), row); err != nil || res.DLQ != 150 {
+		t.Fatalf("every kept record refused: res %+v, err %v", res, err)
+	}
+	for _, env := range dlq.records {
+		idx, _ := env.Get("record_index")
+		payload, _ := env.Get("payload")
+		if id, _ := payload.AsObject().Get("id"); idx.AsInt() != id.AsInt() {
+			t.Errorf("record_index %s for payload %s", idx, payload)
+		}
+	}
 }
 
 // indexedRefusals refuses the ids that are multiples of every, naming

@@ -54,6 +54,7 @@ type stages struct {
 	out     chan *work
 	wg      sync.WaitGroup
 	bufs    sync.Pool
+	kept    sync.Pool // *[]int32 for work.kept
 }
 
 func startStages(ctx context.Context, row Row, encoder connector.PageEncoder) *stages {
@@ -86,6 +87,11 @@ func (s *stages) release(w *work) {
 		buf := w.encoded[:0]
 		s.bufs.Put(&buf)
 		w.encoded = nil
+	}
+	if w.kept != nil {
+		k := w.kept[:0]
+		s.kept.Put(&k)
+		w.kept = nil
 	}
 	<-s.tokens
 }
@@ -230,10 +236,14 @@ func (s *stages) transform(w *work) {
 			kept = append(kept, *r)
 		} else if w.kept == nil {
 			// The first removed record: from here on positions shift.
-			w.kept = make([]int32, len(kept), len(recs))
-			for j := range w.kept {
-				w.kept[j] = int32(j)
+			k := make([]int32, 0, len(recs)) // non-nil: nil means "none removed"
+			if kp, ok := s.kept.Get().(*[]int32); ok {
+				k = (*kp)[:0]
 			}
+			for j := range kept {
+				k = append(k, int32(j))
+			}
+			w.kept = k
 		}
 	}
 	clear(recs[len(kept):])
