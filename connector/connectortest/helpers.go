@@ -95,6 +95,25 @@ func WritePages(ctx context.Context, snk connector.Sink, pages ...*connector.Pag
 	return snk.Close()
 }
 
+// OpenSink builds the sink of config c with newSink, opens it and closes
+// it when the test ends; S is the connector's concrete sink type.
+func OpenSink[S connector.Sink](t testing.TB, newSink func(connector.Config) (connector.Sink, error), c connector.Config) S {
+	t.Helper()
+	snk, err := newSink(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := snk.Open(context.Background(), connector.SinkOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { snk.Close() })
+	s, ok := snk.(S)
+	if !ok {
+		t.Fatalf("sink is a %T", snk)
+	}
+	return s
+}
+
 // WritePagesOpen writes pages to an already opened sink, as the engine
 // does (through EncodePage and WriteEncoded for a PageEncoder), without
 // flushing or closing it.

@@ -185,18 +185,8 @@ func page(from, to int) *connector.Page {
 	return p
 }
 
-func openSink(t *testing.T, c connector.Config) *Sink {
-	t.Helper()
-	s, err := newSink(c)
-	if err != nil {
-		t.Fatal(err)
-	}
-	snk := s.(*Sink)
-	if err := snk.Open(context.Background(), connector.SinkOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { snk.Close() })
-	return snk
+func openSink(t testing.TB, c connector.Config) *Sink {
+	return connectortest.OpenSink[*Sink](t, newSink, c)
 }
 
 // A page whose transaction held nothing else is written again on a new

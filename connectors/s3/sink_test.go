@@ -11,16 +11,7 @@ import (
 )
 
 func openSink(t testing.TB, c connector.Config) *Sink {
-	t.Helper()
-	s, err := newSink(c)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := s.Open(context.Background(), connector.SinkOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { s.Close() })
-	return s.(*Sink)
+	return connectortest.OpenSink[*Sink](t, newSink, c)
 }
 
 func recs(from, to int) *connector.Page {
