@@ -81,15 +81,7 @@ func TestClusterSurvivesLosingTheDatabaseIntegration(t *testing.T) {
 	// 2. The database goes away: sessions killed and the path cut.
 	p.cut()
 	e.terminateMembers()
-	e.waitFor("every member to report degraded", 30*time.Second, func() bool {
-		for _, m := range ms {
-			code, body, err := m.ready()
-			if err != nil || code != http.StatusServiceUnavailable || body["history_ok"] != false {
-				return false
-			}
-		}
-		return true
-	})
+	e.waitHistory(ms, false, "every member to report degraded", 30*time.Second)
 	if r := ms[0].do("POST", "/v1/runs", e.shortRun(nil, "")); r.code != http.StatusServiceUnavailable {
 		t.Fatalf("a submission while degraded: %d %s, want 503", r.code, r.body)
 	}
@@ -103,15 +95,7 @@ func TestClusterSurvivesLosingTheDatabaseIntegration(t *testing.T) {
 		return true
 	})
 	p.restore()
-	e.waitFor("every member to recover without help", 60*time.Second, func() bool {
-		for _, m := range ms {
-			code, body, err := m.ready()
-			if err != nil || code != http.StatusOK || body["history_ok"] != true {
-				return false
-			}
-		}
-		return true
-	})
+	e.waitHistory(ms, true, "every member to recover without help", 60*time.Second)
 
 	got := e.waitTerminal(ids, 120*time.Second)
 	for _, id := range ids {

@@ -219,6 +219,26 @@ func (e *env) waitFor(what string, deadline time.Duration, cond func() bool) {
 	}
 }
 
+// waitHistory waits until every member's /readyz reports the history
+// healthy (200, history_ok true) or, with ok false, degraded (503,
+// history_ok false).
+func (e *env) waitHistory(ms []*member, ok bool, what string, deadline time.Duration) {
+	e.t.Helper()
+	code := http.StatusServiceUnavailable
+	if ok {
+		code = http.StatusOK
+	}
+	e.waitFor(what, deadline, func() bool {
+		for _, m := range ms {
+			c, body, err := m.ready()
+			if err != nil || c != code || body["history_ok"] != ok {
+				return false
+			}
+		}
+		return true
+	})
+}
+
 // waitTerminal waits until every id is terminal.
 func (e *env) waitTerminal(ids []string, deadline time.Duration) map[string]run {
 	e.t.Helper()

@@ -111,15 +111,7 @@ func TestClusterSurvivesPostgresRestartIntegration(t *testing.T) {
 	}
 	pg.Stop()
 	down := time.Now()
-	e.waitFor("every member to report degraded", 30*time.Second, func() bool {
-		for _, m := range ms {
-			code, body, err := m.ready()
-			if err != nil || code != http.StatusServiceUnavailable || body["history_ok"] != false {
-				return false
-			}
-		}
-		return true
-	})
+	e.waitHistory(ms, false, "every member to report degraded", 30*time.Second)
 	if r := ms[0].do("POST", "/v1/runs", e.shortRun(nil, "")); r.code != http.StatusServiceUnavailable {
 		t.Fatalf("a submission while the history server is down: %d %s, want 503", r.code, r.body)
 	}
@@ -136,15 +128,7 @@ func TestClusterSurvivesPostgresRestartIntegration(t *testing.T) {
 	if after := pg.startTime(); !after.After(before) {
 		t.Fatalf("postmaster start time %s, before the restart %s: the server did not restart", after, before)
 	}
-	e.waitFor("every member to recover without help", 60*time.Second, func() bool {
-		for _, m := range ms {
-			code, body, err := m.ready()
-			if err != nil || code != http.StatusOK || body["history_ok"] != true {
-				return false
-			}
-		}
-		return true
-	})
+	e.waitHistory(ms, true, "every member to recover without help", 60*time.Second)
 
 	got := e.waitTerminal(ids, 120*time.Second)
 	for _, id := range ids {
