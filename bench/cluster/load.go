@@ -1,10 +1,8 @@
 package main
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -33,8 +31,8 @@ func throughput(ss []*server, dir, in, tag string) result {
 		return fmt.Sprintf("version: 1\nname: bench_cluster\npipeline:\n  source:\n    type: csv\n    config: {path: %q}\n  sink:\n    type: jsonl\n    config: {path: %q}\n", in, out)
 	}
 	for k, s := range ss {
-		if o, err := submitAndWait(s.base, cfg(-1-k), time.Now().Add(60*time.Second)); err != nil || o.status != "completed" {
-			s.fail(fmt.Errorf("warm-up run: status %q, %v", o.status, err))
+		if o, err := submitAndWait(s.Base, cfg(-1-k), time.Now().Add(60*time.Second)); err != nil || o.status != "completed" {
+			s.Fail(fmt.Errorf("warm-up run: status %q, %v", o.status, err))
 		}
 	}
 	before := claimedPerInstance(ss)
@@ -52,7 +50,7 @@ func throughput(ss []*server, dir, in, tag string) result {
 				if i >= *nRuns || time.Now().After(deadline) {
 					return
 				}
-				o, err := submitAndWait(ss[i%len(ss)].base, cfg(i), deadline)
+				o, err := submitAndWait(ss[i%len(ss)].Base, cfg(i), deadline)
 				if err != nil {
 					fmt.Fprintf(os.Stderr, "run %d: %v\n", i, err)
 					failed.Add(1)
@@ -156,25 +154,4 @@ func submitAndWait(base, config string, deadline time.Time) (outcome, error) {
 		time.Sleep(*poll)
 	}
 	return outcome{}, fmt.Errorf("run %s not terminal by the deadline", sub.RunID)
-}
-
-func do(method, u string, body []byte) (int, []byte, error) {
-	var rd io.Reader
-	if body != nil {
-		rd = bytes.NewReader(body)
-	}
-	req, err := http.NewRequest(method, u, rd)
-	if err != nil {
-		return 0, nil, err
-	}
-	if body != nil {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	res, err := client.Do(req)
-	if err != nil {
-		return 0, nil, err
-	}
-	defer res.Body.Close()
-	data, err := io.ReadAll(res.Body)
-	return res.StatusCode, data, err
 }

@@ -118,7 +118,7 @@ func measure(bin, dir, in string, pg *pg, c config, tag string) result {
 		r.perInstance = []int{r.done} // no claim metric without --cluster
 	}
 	for _, s := range ss {
-		s.stop()
+		s.Stop()
 	}
 	pg.drop(db)
 	return r

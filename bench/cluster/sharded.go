@@ -103,7 +103,7 @@ func measureSharded(bin, dir string, p *pg, d shardData, w workload, n int, tag 
 	check(err)
 
 	before := counterPerInstance(ss, "faucet_serve_shards_claimed_total")
-	o, err := submitAndWait(ss[0].base, w.config(d, dst), time.Now().Add(*shardedTimeout))
+	o, err := submitAndWait(ss[0].Base, w.config(d, dst), time.Now().Add(*shardedTimeout))
 	if err == nil && o.status != "completed" {
 		err = fmt.Errorf("run %s ended %s", o.id, o.status)
 	}
@@ -133,7 +133,7 @@ func measureSharded(bin, dir string, p *pg, d shardData, w workload, n int, tag 
 			w.name, n, dst, got.n, got.ids, got.amount, d.want.n, d.want.ids, d.want.amount))
 	}
 	for _, s := range ss {
-		s.stop()
+		s.Stop()
 	}
 	_, err = d.db.Exec("DROP TABLE " + dst)
 	check(err)
@@ -176,14 +176,14 @@ func shardsOf(history, run string) (total, completed int, sizes []float64) {
 // first instance's fail (which kills it; the cleanups stop the rest).
 func failAll(ss []*server, err error) {
 	for _, s := range ss[1:] {
-		if b, _ := os.ReadFile(s.log); len(b) > 0 {
+		if b, _ := os.ReadFile(s.Log); len(b) > 0 {
 			if len(b) > 2000 {
 				b = b[len(b)-2000:]
 			}
-			fmt.Fprintf(os.Stderr, "--- server log (%s) ---\n%s\n", s.log, b)
+			fmt.Fprintf(os.Stderr, "--- server log (%s) ---\n%s\n", s.Log, b)
 		}
 	}
-	ss[0].fail(err)
+	ss[0].Fail(err)
 }
 
 // percents formats shard shares as "25/25/25/25 %".

@@ -10,15 +10,11 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"database/sql"
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
-	"io"
-	"net"
 	"net/http"
 	"net/url"
 	"os"
@@ -29,12 +25,12 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"time"
 
 	"github.com/google/uuid"
 	_ "github.com/jackc/pgx/v5/stdlib"
 
+	"github.com/faucet-hq/faucet/bench/internal/serveproc"
 	"github.com/faucet-hq/faucet/internal/history"
 	"github.com/faucet-hq/faucet/internal/history/sqlstore"
 )
@@ -50,30 +46,15 @@ var (
 	pgURL       = flag.String("postgres", envOr("FAUCET_TEST_POSTGRES_URL", "postgres://postgres@127.0.0.1:5432/test?sslmode=disable"), "Postgres URL (empty to skip)")
 )
 
-// cleanups run on a fatal error too (check exits without running defers):
-// stop a live server, drop the Postgres schemas, remove the temp dir.
+// The fatal-exit cleanups and the HTTP helper are serveproc's.
 var (
-	cleanupMu sync.Mutex
-	cleanups  []func()
+	atExit      = serveproc.AtExit
+	runCleanups = serveproc.RunCleanups
+	check       = serveproc.Check
+	must        = serveproc.Must
+	do          = serveproc.Do
+	client      = serveproc.Client
 )
-
-func atExit(f func()) {
-	cleanupMu.Lock()
-	cleanups = append(cleanups, f)
-	cleanupMu.Unlock()
-}
-
-func runCleanups() {
-	cleanupMu.Lock()
-	fs := cleanups
-	cleanups = nil
-	cleanupMu.Unlock()
-	for i := len(fs) - 1; i >= 0; i-- {
-		fs[i]()
-	}
-}
-
-var client = &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{MaxIdleConnsPerHost: 64}}
 
 type backend struct {
 	name string
@@ -119,9 +100,9 @@ func main() {
 	for _, b := range backends {
 		for _, c := range levels {
 			tag := fmt.Sprintf("thr-%d", c)
-			srv := start(ctx, bin, dir, b.url(tag), c, tag)
-			r := throughput(srv.base, dir, in, tag)
-			srv.stop()
+			srv := start(bin, dir, b.url(tag), c, tag)
+			r := throughput(srv.Base, dir, in, tag)
+			srv.Stop()
 			thr = append(thr, fmt.Sprintf("| %s | %d | %d | %d | %.1f | %v | %v | %v | %d |", b.name, c, r.done, *clients,
 				r.rate, r.p50.Round(100*time.Microsecond), r.p95.Round(100*time.Microsecond),
 				r.exec50.Round(100*time.Microsecond), r.failed))
@@ -132,9 +113,9 @@ func main() {
 			t := time.Now()
 			seed(ctx, u, *listRuns)
 			seedDur := time.Since(t)
-			srv := start(ctx, bin, dir, u, levels[0], "list")
-			first, deep, depth := listing(srv.base, *listRuns)
-			srv.stop()
+			srv := start(bin, dir, u, levels[0], "list")
+			first, deep, depth := listing(srv.Base, *listRuns)
+			srv.Stop()
 			lst = append(lst, fmt.Sprintf("| %s | %d | %v | %v (at %d) | %.2f× | %v |", b.name, *listRuns,
 				first.Round(10*time.Microsecond), deep.Round(10*time.Microsecond), depth, float64(deep)/float64(first),
 				seedDur.Round(100*time.Millisecond)))
@@ -153,84 +134,11 @@ func main() {
 	}
 }
 
-// server is one `faucet serve` subprocess.
-type server struct {
-	cmd  *exec.Cmd
-	base string
-	log  string
-	done chan error
-	// stopped is set by the first stop (main goroutine only).
-	stopped bool
-}
-
-func start(ctx context.Context, bin, dir, historyURL string, maxConc int, tag string) *server {
-	port := freePort()
-	logPath := filepath.Join(dir, "serve-"+tag+".log")
-	lf, err := os.Create(logPath)
-	check(err)
-	s := &server{base: "http://127.0.0.1:" + strconv.Itoa(port), log: logPath, done: make(chan error, 1)}
-	s.cmd = exec.CommandContext(ctx, bin, "serve", "--no-auth", "--no-env-file", "--no-ui",
-		"--listen", "127.0.0.1:"+strconv.Itoa(port), "--history", historyURL,
+// start launches `faucet serve` with history historyURL and maxConc slots
+// and returns once it answers /readyz 200.
+func start(bin, dir, historyURL string, maxConc int, tag string) *serveproc.Server {
+	return serveproc.Start(bin, dir, tag, "--history", historyURL,
 		"--max-concurrent-runs", strconv.Itoa(maxConc), "--retain-terminal-runs-secs", "31536000")
-	s.cmd.Dir = dir
-	s.cmd.Env = append(os.Environ(), "FAUCET_DATA_DIR="+filepath.Join(dir, "data-"+tag))
-	s.cmd.Stdout, s.cmd.Stderr = lf, lf
-	check(s.cmd.Start())
-	go func() { s.done <- s.cmd.Wait(); lf.Close() }()
-	atExit(s.stop)
-	deadline := time.Now().Add(60 * time.Second)
-	for {
-		res, err := client.Get(s.base + "/readyz")
-		if err == nil {
-			io.Copy(io.Discard, res.Body)
-			res.Body.Close()
-			if res.StatusCode == http.StatusOK {
-				return s
-			}
-		}
-		select {
-		case err := <-s.done:
-			s.stopped = true
-			s.fail(fmt.Errorf("server exited before ready: %v", err))
-		default:
-		}
-		if time.Now().After(deadline) {
-			s.fail(errors.New("server not ready after 60s"))
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-}
-
-func (s *server) stop() {
-	if s.stopped {
-		return
-	}
-	s.stopped = true
-	_ = s.cmd.Process.Signal(syscall.SIGTERM)
-	select {
-	case <-s.done:
-	case <-time.After(15 * time.Second):
-		_ = s.cmd.Process.Kill()
-		<-s.done
-	}
-}
-
-func (s *server) fail(err error) {
-	if !s.stopped {
-		s.stopped = true
-		_ = s.cmd.Process.Kill()
-		select {
-		case <-s.done:
-		case <-time.After(5 * time.Second):
-		}
-	}
-	if b, _ := os.ReadFile(s.log); len(b) > 0 {
-		if len(b) > 4000 {
-			b = b[len(b)-4000:]
-		}
-		fmt.Fprintf(os.Stderr, "--- server log (%s) ---\n%s\n", s.log, b)
-	}
-	check(err)
 }
 
 type result struct {
@@ -364,27 +272,6 @@ func submitAndWait(base, config string, deadline time.Time) (st history.RunStatu
 	return "", 0, 0, fmt.Errorf("run %s not terminal by the deadline", sub.RunID)
 }
 
-func do(method, u string, body []byte) (int, []byte, error) {
-	var rd io.Reader
-	if body != nil {
-		rd = bytes.NewReader(body)
-	}
-	req, err := http.NewRequest(method, u, rd)
-	if err != nil {
-		return 0, nil, err
-	}
-	if body != nil {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	res, err := client.Do(req)
-	if err != nil {
-		return 0, nil, err
-	}
-	defer res.Body.Close()
-	data, err := io.ReadAll(res.Body)
-	return res.StatusCode, data, err
-}
-
 // seed fills an empty history with n completed runs, three per second of
 // submitted_at ending a minute ago (inside the server's retention).
 func seed(ctx context.Context, u string, n int) {
@@ -502,32 +389,9 @@ func (p *pg) dropAll() {
 	p.db.Close()
 }
 
-func freePort() int {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	check(err)
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
-}
-
 func envOr(k, def string) string {
 	if v := os.Getenv(k); v != "" {
 		return v
 	}
 	return def
-}
-
-func check(err error) {
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "bench:", err)
-		runCleanups()
-		os.Exit(1)
-	}
-}
-
-func must(ok bool, what string) {
-	if !ok {
-		fmt.Fprintln(os.Stderr, "bench: check failed:", what)
-		runCleanups()
-		os.Exit(1)
-	}
 }
