@@ -13,6 +13,6 @@ func NewSourceFrom(c connector.Config, in *fileio.Inputs) (connector.Source, err
 	if err != nil {
 		return nil, err
 	}
-	src.(*Source).in = in
+	src.(*Source).In = in
 	return src, nil
 }

@@ -8,7 +8,6 @@ import (
 
 	"github.com/faucet-hq/faucet/connector"
 	"github.com/faucet-hq/faucet/connectors/internal/fileio"
-	"github.com/faucet-hq/faucet/connectors/internal/keyshard"
 )
 
 // SourceConfig is the `config:` of a csv source.
@@ -68,15 +67,14 @@ func checkDialect(delim, quote byte) error {
 // Source reads CSV files in 256 KiB chunks cut at record boundaries; each
 // page's Decode parses its chunk on an engine worker.
 type Source struct {
-	cfg     SourceConfig
-	cfgPath string
-	in      *fileio.Inputs  // nil: local files
-	shard   *keyshard.Shard // the applied shard (cluster mode B), or nil
-	dec     decoder
-	files   []string
-	next    int // index in files of the next file to open
-	cur     *inputFile
-	rowBase int64 // data rows in the files already read
+	cfg             SourceConfig
+	cfgPath         string
+	fileio.Sharding // the input files, and the shard of them to read (cluster mode B)
+	dec             decoder
+	files           []string
+	next            int // index in files of the next file to open
+	cur             *inputFile
+	rowBase         int64 // data rows in the files already read
 }
 
 type inputFile struct {
@@ -90,18 +88,16 @@ func newSource(c connector.Config) (connector.Source, error) {
 	if err := c.Decode(&s.cfg); err != nil {
 		return nil, err
 	}
+	s.Sharding = fileio.Sharding{Connector: "csv", Pattern: s.cfg.Path}
 	return s, nil
 }
 
 // Open finds the input files and reads the first file's header, so a
 // missing file or a bad header fails before anything is written.
 func (s *Source) Open(ctx context.Context, opts connector.SourceOptions) error {
-	files, err := s.in.Expand(s.cfg.Path)
-	if err == nil {
-		files, err = fileio.InShard(s.shard, files)
-	}
+	files, err := s.Files()
 	if err != nil {
-		return fmt.Errorf("csv: %w", err)
+		return err
 	}
 	s.files = files
 	s.dec = decoder{
@@ -119,7 +115,7 @@ func (s *Source) Open(ctx context.Context, opts connector.SourceOptions) error {
 func (s *Source) openNext() error {
 	path := s.files[s.next]
 	s.next++
-	r, err := s.in.Open(path, s.cfg.Compression)
+	r, err := s.In.Open(path, s.cfg.Compression)
 	if err != nil {
 		return fmt.Errorf("csv: %w", err)
 	}
@@ -292,3 +288,6 @@ var (
 	_ connector.Source         = (*Source)(nil)
 	_ connector.BookmarkMerger = (*Source)(nil)
 )
+
+// The embedded fileio.Sharding splits the input files for cluster mode B.
+var _ connector.Sharder = (*Source)(nil)

@@ -15,7 +15,6 @@ import (
 
 	"github.com/faucet-hq/faucet/connector"
 	"github.com/faucet-hq/faucet/connectors/internal/fileio"
-	"github.com/faucet-hq/faucet/connectors/internal/keyshard"
 )
 
 func init() {
@@ -69,12 +68,11 @@ func parseRecordsPath(p string) ([]string, error) {
 
 // Source streams the records of one JSON file after another.
 type Source struct {
-	cfg   SourceConfig
-	in    *fileio.Inputs  // nil: local files
-	shard *keyshard.Shard // the applied shard (cluster mode B), or nil
-	path  []string
-	files []string
-	next  int
+	cfg             SourceConfig
+	fileio.Sharding // the input files, and the shard of them to read (cluster mode B)
+	path            []string
+	files           []string
+	next            int
 
 	cur     *fileio.Reader
 	name    string
@@ -90,6 +88,7 @@ func newSource(c connector.Config) (connector.Source, error) {
 	if err := c.Decode(&s.cfg); err != nil {
 		return nil, err
 	}
+	s.Sharding = fileio.Sharding{Connector: "json", Pattern: s.cfg.Path}
 	s.path, _ = parseRecordsPath(s.cfg.RecordsPath)
 	return s, nil
 }
@@ -97,12 +96,9 @@ func newSource(c connector.Config) (connector.Source, error) {
 // Open finds the input files and positions the reader at the first file's
 // records, so a missing file or records_path fails early.
 func (s *Source) Open(ctx context.Context, opts connector.SourceOptions) error {
-	files, err := s.in.Expand(s.cfg.Path)
-	if err == nil {
-		files, err = fileio.InShard(s.shard, files)
-	}
+	files, err := s.Files()
 	if err != nil {
-		return fmt.Errorf("json: %w", err)
+		return err
 	}
 	s.files = files
 	return s.openNext()
@@ -111,7 +107,7 @@ func (s *Source) Open(ctx context.Context, opts connector.SourceOptions) error {
 func (s *Source) openNext() error {
 	name := s.files[s.next]
 	s.next++
-	r, err := s.in.Open(name, s.cfg.Compression)
+	r, err := s.In.Open(name, s.cfg.Compression)
 	if err != nil {
 		return fmt.Errorf("json: %w", err)
 	}
@@ -362,3 +358,6 @@ func (s *Source) Close() error {
 }
 
 var _ connector.Source = (*Source)(nil)
+
+// The embedded fileio.Sharding splits the input files for cluster mode B.
+var _ connector.Sharder = (*Source)(nil)

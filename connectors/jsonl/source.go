@@ -12,7 +12,6 @@ import (
 
 	"github.com/faucet-hq/faucet/connector"
 	"github.com/faucet-hq/faucet/connectors/internal/fileio"
-	"github.com/faucet-hq/faucet/connectors/internal/keyshard"
 )
 
 // SourceConfig is the `config:` of a jsonl source.
@@ -42,19 +41,18 @@ var readSize = fileio.ReadSize
 // Source reads JSON Lines in chunks of whole lines (fileio.ReadSize reads); each page's
 // Decode parses its lines on an engine worker.
 type Source struct {
-	cfg    SourceConfig
-	in     *fileio.Inputs  // nil: local files
-	shard  *keyshard.Shard // the applied shard (cluster mode B), or nil
-	files  []string
-	next   int
-	cur    *fileio.Reader
-	path   string
-	buf    []byte         // buf[off:] is unconsumed
-	bufRef *fileio.Buffer // the pooled buffer buf is in; one reference is ours
-	off    int
-	eof    bool
-	line   int
-	rows   int64 // non-blank lines handed out so far, over all files
+	cfg             SourceConfig
+	fileio.Sharding // the input files, and the shard of them to read (cluster mode B)
+	files           []string
+	next            int
+	cur             *fileio.Reader
+	path            string
+	buf             []byte         // buf[off:] is unconsumed
+	bufRef          *fileio.Buffer // the pooled buffer buf is in; one reference is ours
+	off             int
+	eof             bool
+	line            int
+	rows            int64 // non-blank lines handed out so far, over all files
 	// bomDone is set once a byte-order mark at the file start was looked for.
 	bomDone bool
 	cut     bool // lines of the current file were handed out already
@@ -67,6 +65,7 @@ func newSource(c connector.Config) (connector.Source, error) {
 	if err := c.Decode(&s.cfg); err != nil {
 		return nil, err
 	}
+	s.Sharding = fileio.Sharding{Connector: "jsonl", Pattern: s.cfg.Path}
 	if s.cfg.ReplicationKey != "" {
 		s.keyPth = strings.Split(s.cfg.ReplicationKey, ".")
 	}
@@ -75,12 +74,9 @@ func newSource(c connector.Config) (connector.Source, error) {
 
 // Open finds the input files and opens the first.
 func (s *Source) Open(ctx context.Context, opts connector.SourceOptions) error {
-	files, err := s.in.Expand(s.cfg.Path)
-	if err == nil {
-		files, err = fileio.InShard(s.shard, files)
-	}
+	files, err := s.Files()
 	if err != nil {
-		return fmt.Errorf("jsonl: %w", err)
+		return err
 	}
 	s.files = files
 	if s.keyPth != nil {
@@ -92,7 +88,7 @@ func (s *Source) Open(ctx context.Context, opts connector.SourceOptions) error {
 func (s *Source) openNext() error {
 	path := s.files[s.next]
 	s.next++
-	r, err := s.in.Open(path, s.cfg.Compression)
+	r, err := s.In.Open(path, s.cfg.Compression)
 	if err != nil {
 		return fmt.Errorf("jsonl: %w", err)
 	}
@@ -351,3 +347,6 @@ func (m *pageMem) put() {
 		memPool.Put(m)
 	}
 }
+
+// The embedded fileio.Sharding splits the input files for cluster mode B.
+var _ connector.Sharder = (*Source)(nil)

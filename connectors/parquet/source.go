@@ -100,10 +100,13 @@ type Source struct {
 	rg     int   // next row group
 	left   int64 // rows left in the current row group
 	asm    assembler
-	valBuf [][]pq.Value    // one value buffer per cursor, reused
-	row    int64           // rows emitted so far, over all files
-	frow   int64           // rows of the current file emitted so far
-	shard  *keyshard.Shard // set by ApplyShard
+	valBuf [][]pq.Value // one value buffer per cursor, reused
+	row    int64        // rows emitted so far, over all files
+	frow   int64        // rows of the current file emitted so far
+
+	// fileio.Sharding splits the files for cluster mode B (local files
+	// only; In stays nil).
+	fileio.Sharding
 }
 
 func newSource(c connector.Config) (connector.Source, error) {
@@ -111,8 +114,11 @@ func newSource(c connector.Config) (connector.Source, error) {
 	if err := c.Decode(&s.cfg); err != nil {
 		return nil, err
 	}
+	s.Sharding = fileio.Sharding{Connector: "parquet", Pattern: s.cfg.Path}
 	return s, nil
 }
+
+var _ connector.Sharder = (*Source)(nil)
 
 // Open finds the files and reads every footer: all files must have the
 // same schema (of the projected columns) before a row is emitted.
@@ -157,7 +163,7 @@ func (s *Source) Open(ctx context.Context, opts connector.SourceOptions) (err er
 			return fmt.Errorf("parquet: %s and %s have different schemas: %w", files[0], path, err)
 		}
 	}
-	s.files = keyshard.Filter(s.shard, files, func(f string) string { return f })
+	s.files = keyshard.Filter(s.Applied, files, func(f string) string { return f })
 	s.valBuf = make([][]pq.Value, len(s.leaves))
 	for i := range s.valBuf {
 		s.valBuf[i] = make([]pq.Value, cursorBuffer)

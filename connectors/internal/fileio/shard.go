@@ -1,9 +1,11 @@
 package fileio
 
 import (
+	"context"
 	"fmt"
 	"os"
 
+	"github.com/faucet-hq/faucet/connector"
 	"github.com/faucet-hq/faucet/connectors/internal/keyshard"
 )
 
@@ -35,4 +37,47 @@ func InShard(d *keyshard.Shard, names []string) ([]string, error) {
 		return nil, fmt.Errorf("shard %d of %d: none of the %d input(s) belongs to it any more", d.Index, d.Shards, len(names))
 	}
 	return out, nil
+}
+
+// Sharding is the input side of a file source that cluster mode B can
+// split: where its files come from and the shard applied to them. Embedded
+// in the source, it is the source's connector.Sharder.
+type Sharding struct {
+	Connector string          // the connector's name, for errors
+	Pattern   string          // the file or glob the source reads
+	In        *Inputs         // nil: local files
+	Applied   *keyshard.Shard // the applied shard, or nil for every input
+}
+
+// Files lists the inputs to read, in order: those of the applied shard.
+func (s *Sharding) Files() ([]string, error) {
+	files, err := s.In.Expand(s.Pattern)
+	if err == nil {
+		files, err = InShard(s.Applied, files)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", s.Connector, err)
+	}
+	return files, nil
+}
+
+// EnumerateShards splits the inputs into at most target shards by a hash
+// of their names, each estimated by its files' sizes; one input, or
+// target 1, is the whole data set.
+func (s *Sharding) EnumerateShards(ctx context.Context, target int) ([]connector.ShardSpec, error) {
+	items, err := s.In.ShardItems(s.Pattern)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", s.Connector, err)
+	}
+	return keyshard.Enumerate(items, target), nil
+}
+
+// ApplyShard restricts the source to the inputs of one shard.
+func (s *Sharding) ApplyShard(spec connector.ShardSpec) error {
+	d, err := keyshard.Parse(s.Connector, spec)
+	if err != nil {
+		return err
+	}
+	s.Applied = d
+	return nil
 }
