@@ -14,6 +14,23 @@ import (
 	"github.com/faucet-hq/faucet/connector"
 )
 
+// Access says where a bucket is served and how to sign in: the keys the
+// s3 source and sink share (both embed it).
+type Access struct {
+	Region          string           `json:"region" doc:"AWS region; default from the AWS environment, else us-east-1."`
+	EndpointURL     string           `json:"endpoint_url" doc:"S3-compatible endpoint (MinIO, R2, Ceph), e.g. http://127.0.0.1:9000."`
+	ForcePathStyle  bool             `json:"force_path_style" default:"false" doc:"Address the bucket as endpoint/bucket instead of bucket.endpoint (most S3-compatible stores need this)."`
+	AccessKeyID     string           `json:"access_key_id" doc:"Static access key id; default the AWS credential chain (environment, shared files, SSO, instance role)."`
+	SecretAccessKey connector.Secret `json:"secret_access_key" doc:"Secret of access_key_id."`
+	SessionToken    connector.Secret `json:"session_token" doc:"Session token of temporary credentials."`
+}
+
+// conn is the connection to bucket.
+func (a Access) conn(bucket string) connection {
+	return connection{bucket: bucket, region: a.Region, endpoint: a.EndpointURL, pathStyle: a.ForcePathStyle,
+		accessKey: a.AccessKeyID, secret: a.SecretAccessKey, token: a.SessionToken}
+}
+
 // connection is what the source and sink share: where the bucket is and
 // how to sign requests.
 type connection struct {

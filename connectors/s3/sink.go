@@ -38,18 +38,10 @@ type SinkConfig struct {
 	WriteHeaders      bool           `json:"write_headers" default:"true" doc:"csv: write a header row at the top of each object."`
 	BatchSize         int            `json:"batch_size" doc:"Accepted for compatibility with faucet-cli 1.x; use max_records_per_file."`
 
-	Region          string           `json:"region" doc:"AWS region; default from the AWS environment, else us-east-1."`
-	EndpointURL     string           `json:"endpoint_url" doc:"S3-compatible endpoint (MinIO, R2, Ceph), e.g. http://127.0.0.1:9000."`
-	ForcePathStyle  bool             `json:"force_path_style" default:"false" doc:"Address the bucket as endpoint/bucket instead of bucket.endpoint (most S3-compatible stores need this)."`
-	AccessKeyID     string           `json:"access_key_id" doc:"Static access key id; default the AWS credential chain (environment, shared files, SSO, instance role)."`
-	SecretAccessKey connector.Secret `json:"secret_access_key" doc:"Secret of access_key_id."`
-	SessionToken    connector.Secret `json:"session_token" doc:"Session token of temporary credentials."`
+	Access
 }
 
-func (c *SinkConfig) conn() connection {
-	return connection{bucket: c.Bucket, region: c.Region, endpoint: c.EndpointURL, pathStyle: c.ForcePathStyle,
-		accessKey: c.AccessKeyID, secret: c.SecretAccessKey, token: c.SessionToken}
-}
+func (c *SinkConfig) conn() connection { return c.Access.conn(c.Bucket) }
 
 // Validate checks the rules the struct tags cannot express and resolves
 // format, compression and extension.

@@ -40,18 +40,10 @@ type SourceConfig struct {
 	RecordsPath string         `json:"records_path" doc:"json: where the records are in each object (dotted path); default the top-level array."`
 	Concurrency int            `json:"concurrency" doc:"Accepted for compatibility with faucet-cli 1.x; objects are streamed one after the other."`
 
-	Region          string           `json:"region" doc:"AWS region; default from the AWS environment, else us-east-1."`
-	EndpointURL     string           `json:"endpoint_url" doc:"S3-compatible endpoint (MinIO, R2, Ceph), e.g. http://127.0.0.1:9000."`
-	ForcePathStyle  bool             `json:"force_path_style" default:"false" doc:"Address the bucket as endpoint/bucket instead of bucket.endpoint (most S3-compatible stores need this)."`
-	AccessKeyID     string           `json:"access_key_id" doc:"Static access key id; default the AWS credential chain (environment, shared files, SSO, instance role)."`
-	SecretAccessKey connector.Secret `json:"secret_access_key" doc:"Secret of access_key_id."`
-	SessionToken    connector.Secret `json:"session_token" doc:"Session token of temporary credentials."`
+	Access
 }
 
-func (c *SourceConfig) conn() connection {
-	return connection{bucket: c.Bucket, region: c.Region, endpoint: c.EndpointURL, pathStyle: c.ForcePathStyle,
-		accessKey: c.AccessKeyID, secret: c.SecretAccessKey, token: c.SessionToken}
-}
+func (c *SourceConfig) conn() connection { return c.Access.conn(c.Bucket) }
 
 // Validate checks the rules the struct tags cannot express.
 func (c *SourceConfig) Validate() error {
