@@ -283,17 +283,7 @@ func (r *Runner) executeClaimed(j *job) {
 	if r.expandSharded(j) {
 		return
 	}
-	acquired := false
-	select {
-	case r.slots <- struct{}{}:
-		acquired = true
-	case <-j.ctx.Done():
-	}
-	if acquired && j.ctx.Err() != nil {
-		<-r.slots
-		acquired = false
-	}
-	if !acquired {
+	if !r.acquireSlot(j) {
 		r.finalize(j, nil, classify(context.Cause(j.ctx), nil, j))
 		return
 	}

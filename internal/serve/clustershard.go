@@ -182,17 +182,7 @@ func (r *Runner) executeShard(j *job) {
 		return
 	}
 	j.prep = p
-	acquired := false
-	select {
-	case r.slots <- struct{}{}:
-		acquired = true
-	case <-j.ctx.Done():
-	}
-	if acquired && j.ctx.Err() != nil {
-		<-r.slots
-		acquired = false
-	}
-	if !acquired {
+	if !r.acquireSlot(j) {
 		r.finishShard(j, classify(context.Cause(j.ctx), nil, j))
 		return
 	}

@@ -18,17 +18,7 @@ func (r *Runner) execute(j *job) {
 		r.forget(j)
 		j.cancel(nil)
 	}()
-	acquired := false
-	select {
-	case r.slots <- struct{}{}:
-		acquired = true
-	case <-j.ctx.Done():
-	}
-	if acquired && j.ctx.Err() != nil {
-		<-r.slots
-		acquired = false
-	}
-	if !acquired {
+	if !r.acquireSlot(j) {
 		r.unreserve()
 		o := classify(context.Cause(j.ctx), nil, j)
 		r.finalize(j, nil, o)
@@ -246,4 +236,19 @@ func (r *Runner) forget(j *job) {
 		delete(r.active, j.id)
 	}
 	r.mu.Unlock()
+}
+
+// acquireSlot waits for an execution slot for j. It reports false, holding
+// no slot, when j was cancelled first (also when both happened at once).
+func (r *Runner) acquireSlot(j *job) bool {
+	select {
+	case r.slots <- struct{}{}:
+	case <-j.ctx.Done():
+		return false
+	}
+	if j.ctx.Err() != nil {
+		<-r.slots
+		return false
+	}
+	return true
 }
