@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 	"unsafe"
 
 	pq "github.com/parquet-go/parquet-go"
@@ -91,8 +92,24 @@ type Sink struct {
 	nulls pq.Row
 	// dropped holds the unknown fields already warned about.
 	dropped map[string]bool
-	rows    []pq.Row
-	scratch []byte
+	// The page being written (colwrite.go): plans says how each record
+	// is written, slow holds the rows of records Sink.row converted (row1
+	// the one being converted, scratch their JSON text), colVals the
+	// values column by column, jsonBufs each column's JSON text, colErrs
+	// each column's write error; order is the order the column goroutines
+	// take the columns in, longest first by took, each column's time on
+	// the last page.
+	plans    []int32
+	slow     []pq.Value
+	row1     pq.Row
+	scratch  []byte
+	colVals  [][]pq.Value
+	jsonBufs [][]byte
+	colErrs  []error
+	order    []int
+	took     []time.Duration
+	// groupRows counts the rows of the row group being built.
+	groupRows int
 	// spill holds the row group's encoded pages in temporary files.
 	spill *spillPool
 }
@@ -160,37 +177,12 @@ func (s *Sink) Write(ctx context.Context, p *connector.Page) error {
 			return err
 		}
 	}
-	rows := s.rows[:0]
-	buf := s.scratch[:0]
-	for i := range p.Records {
-		if cap(rows) > len(rows) {
-			rows = rows[:len(rows)+1]
-		} else {
-			rows = append(rows, nil)
-		}
-		row, b, err := s.row(rows[len(rows)-1], p.Records[i], buf)
-		buf = b
-		if err != nil {
-			var fe *fieldError
-			if !errors.As(err, &fe) {
-				return err
-			}
-			rec := p.Records[i].Detach()
-			p.Failed = append(p.Failed, connector.RecordError{
-				Stage: connector.StageSink, Component: "parquet",
-				Location: fmt.Sprintf("page %d record %d", p.Seq+1, i+1),
-				Record:   &rec, Err: err,
-			})
-			rows = rows[:len(rows)-1]
-			continue
-		}
-		rows[len(rows)-1] = row
+	n, err := s.plan(p)
+	if err == nil && n > 0 {
+		err = s.writePage(p.Records, n)
 	}
-	s.rows, s.scratch = rows, buf[:0]
-	if _, err := s.w.WriteRows(rows); err != nil {
-		return fmt.Errorf("parquet: write %s: %w", s.cfg.Path, err)
-	}
-	return s.flushFull()
+	s.release()
+	return err
 }
 
 // start infers the columns from the first page and starts the file.
@@ -202,6 +194,14 @@ func (s *Sink) start(recs []connector.Record) error {
 	s.cols = cols
 	s.idx = make(map[string]int, len(cols))
 	s.nulls = make(pq.Row, len(cols))
+	s.colVals = make([][]pq.Value, len(cols))
+	s.jsonBufs = make([][]byte, len(cols))
+	s.colErrs = make([]error, len(cols))
+	s.took = make([]time.Duration, len(cols))
+	s.order = make([]int, len(cols))
+	for i := range s.order {
+		s.order[i] = i
+	}
 	for i, c := range cols {
 		s.idx[c.name] = i
 		s.nulls[i] = pq.NullValue().Level(0, 0, i)
@@ -212,7 +212,11 @@ func (s *Sink) start(recs []connector.Record) error {
 		pq.ColumnPageBuffers(s.spill),
 		pq.PageBufferSize(s.cfg.PageBufferBytes),
 		pq.Compression(s.cfg.codec()),
-		pq.MaxRowsPerRowGroup(int64(s.cfg.RowGroupSize)),
+		// Min and max go to the column index (the page index) and the
+		// column chunk's statistics, which readers prune with; the same
+		// values again in every data page header (deprecated there since
+		// the page index) would cost a second pass over every page.
+		pq.DataPageStatistics(false),
 		pq.CreatedBy("faucet", "", ""))
 	return nil
 }

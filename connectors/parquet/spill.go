@@ -26,9 +26,76 @@ type spillPool struct {
 	mem pq.BufferPool // beyond maxSpillFiles (set on first use)
 
 	mu   sync.Mutex
-	free []*os.File
-	all  []*os.File
+	free []*spillFile
+	all  []*spillFile
 	err  error // the first failure to create a file
+}
+
+// spillBuffer is how many bytes of page writes a spill file gathers
+// before it writes them: a page reaches it as a small header and a body,
+// two system calls each without it.
+const spillBuffer = 32 << 10
+
+// spillFile is one column's temporary file with a write buffer. Reading,
+// seeking or copying it out writes the buffer first; WriteTo hands the
+// copy to the file, so a row group's pages reach the output by
+// copy_file_range (see countingWriter.ReadFrom).
+type spillFile struct {
+	f   *os.File
+	buf []byte
+}
+
+func (s *spillFile) Write(p []byte) (int, error) {
+	if len(s.buf)+len(p) > cap(s.buf) {
+		if err := s.flush(); err != nil {
+			return 0, err
+		}
+		if len(p) >= cap(s.buf) {
+			return s.f.Write(p)
+		}
+	}
+	s.buf = append(s.buf, p...)
+	return len(p), nil
+}
+
+func (s *spillFile) flush() error {
+	if len(s.buf) == 0 {
+		return nil
+	}
+	_, err := s.f.Write(s.buf)
+	s.buf = s.buf[:0]
+	return err
+}
+
+func (s *spillFile) Read(p []byte) (int, error) {
+	if err := s.flush(); err != nil {
+		return 0, err
+	}
+	return s.f.Read(p)
+}
+
+func (s *spillFile) Seek(offset int64, whence int) (int64, error) {
+	if err := s.flush(); err != nil {
+		return 0, err
+	}
+	return s.f.Seek(offset, whence)
+}
+
+func (s *spillFile) WriteTo(w io.Writer) (int64, error) {
+	if err := s.flush(); err != nil {
+		return 0, err
+	}
+	return s.f.WriteTo(w)
+}
+
+// reset empties the file for the next row group.
+func (s *spillFile) reset() error {
+	s.buf = s.buf[:0]
+	if err := s.f.Truncate(0); err != nil {
+		return err
+	}
+	_, err := s.f.Seek(0, io.SeekStart)
+	return err
 }
 
 func (p *spillPool) GetBuffer() io.ReadWriteSeeker {
@@ -52,18 +119,16 @@ func (p *spillPool) GetBuffer() io.ReadWriteSeeker {
 		}
 		return failedBuffer{err}
 	}
-	if os.Remove(f.Name()) == nil { // unlinked: nothing is left behind by a crash
-		p.all = append(p.all, f)
-		return f
-	}
-	p.all = append(p.all, f) // close removes it
-	return f
+	_ = os.Remove(f.Name()) // unlinked: nothing is left behind by a crash; where that fails, close removes it
+	sf := &spillFile{f: f, buf: make([]byte, 0, spillBuffer)}
+	p.all = append(p.all, sf)
+	return sf
 }
 
 func (p *spillPool) PutBuffer(b io.ReadWriteSeeker) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	f, ok := b.(*os.File)
+	f, ok := b.(*spillFile)
 	if !ok {
 		if _, failed := b.(failedBuffer); !failed && p.mem != nil {
 			p.mem.PutBuffer(b)
@@ -72,11 +137,8 @@ func (p *spillPool) PutBuffer(b io.ReadWriteSeeker) {
 	}
 	// The writer reads a buffer to its end: drop the old row group's
 	// bytes before the file is handed out again.
-	if f.Truncate(0) != nil {
+	if f.reset() != nil {
 		return // not reused; close still closes it
-	}
-	if _, err := f.Seek(0, io.SeekStart); err != nil {
-		return
 	}
 	p.free = append(p.free, f)
 }
@@ -86,9 +148,9 @@ func (p *spillPool) close() error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	var errs []error
-	for _, f := range p.all {
-		errs = append(errs, f.Close())
-		if err := os.Remove(f.Name()); err != nil && !errors.Is(err, os.ErrNotExist) {
+	for _, sf := range p.all {
+		errs = append(errs, sf.f.Close())
+		if err := os.Remove(sf.f.Name()); err != nil && !errors.Is(err, os.ErrNotExist) {
 			errs = append(errs, err)
 		}
 	}

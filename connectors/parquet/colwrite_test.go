@@ -1,0 +1,72 @@
+package parquet
+
+import (
+	"os"
+	"path/filepath"
+	"runtime"
+	"testing"
+
+	pq "github.com/parquet-go/parquet-go"
+
+	"github.com/faucet-hq/faucet/connector/connectortest"
+)
+
+// TestSinkColumnsWrittenConcurrently writes pages whose records take every
+// path of colwrite.go (direct, converted by Sink.row, refused) through
+// several column goroutines, with a row_group_size that ends row groups in
+// the middle of pages, and reads every value back in order.
+func TestSinkColumnsWrittenConcurrently(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(8))
+	page := func() []string {
+		return []string{
+			`{"id":1,"name":"a","score":1.5,"tags":[1,2]}`,           // direct
+			`{"name":"b","id":2,"score":2,"tags":{"x":1}}`,           // other key order
+			`{"id":3,"name":"c"}`,                                    // missing fields
+			`{"id":null,"name":null,"score":null,"tags":null}`,       // direct, nulls
+			`{"id":"x","name":"d","score":1,"tags":[]}`,              // refused: string in int64
+			`{"id":6,"name":"e","score":7,"tags":"s"}`,               // direct: int in double, string as JSON
+			`{"id":7,"name":"f","score":1,"tags":null,"extra":true}`, // unknown field dropped
+		}
+	}
+	want := []string{
+		`{"id":1,"name":"a","score":1.5,"tags":[1,2]}`,
+		`{"id":2,"name":"b","score":2.0,"tags":{"x":1}}`,
+		`{"id":3,"name":"c","score":null,"tags":null}`,
+		`{"id":null,"name":null,"score":null,"tags":null}`,
+		`{"id":6,"name":"e","score":7.0,"tags":"s"}`,
+		`{"id":7,"name":"f","score":1.0,"tags":null}`,
+	}
+	path := filepath.Join(t.TempDir(), "cols.parquet")
+	// The first page fixes the columns: id int64, name string, score
+	// double, tags JSON.
+	first := pageOf(t, `{"id":0,"name":"z","score":0.5,"tags":[]}`)
+	p1, p2 := pageOf(t, page()...), pageOf(t, page()...)
+	if _, err := writeSink(t, connectortest.Cfg(t, "path", path, "row_group_size", 4), nil, first, p1, p2); err != nil {
+		t.Fatal(err)
+	}
+	for i, p := range []int{len(p1.Failed), len(p2.Failed)} {
+		if p != 1 {
+			t.Errorf("page %d: %d refused records, want 1", i+1, p)
+		}
+	}
+	got, _ := readLines(t, connectortest.Cfg(t, "path", path))
+	sameLines(t, got, append(append([]string{`{"id":0,"name":"z","score":0.5,"tags":[]}`}, want...), want...))
+
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	st, _ := f.Stat()
+	pf, err := pq.OpenFile(f, st.Size())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sizes []int64
+	for _, rg := range pf.Metadata().RowGroups {
+		sizes = append(sizes, rg.NumRows)
+	}
+	if len(sizes) != 4 || sizes[0] != 4 || sizes[1] != 4 || sizes[2] != 4 || sizes[3] != 1 {
+		t.Errorf("row groups of %v rows, want [4 4 4 1]", sizes)
+	}
+}
