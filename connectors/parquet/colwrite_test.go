@@ -8,15 +8,23 @@ import (
 
 	pq "github.com/parquet-go/parquet-go"
 
+	"github.com/faucet-hq/faucet/connector"
 	"github.com/faucet-hq/faucet/connector/connectortest"
 )
 
 // TestSinkColumnsWrittenConcurrently writes pages whose records take every
 // path of colwrite.go (direct, converted by Sink.row, refused) through
 // several column goroutines, with a row_group_size that ends row groups in
-// the middle of pages, and reads every value back in order.
+// the middle of pages, and reads every value back in order, with each
+// codec (their encoders are shared by the column goroutines).
 func TestSinkColumnsWrittenConcurrently(t *testing.T) {
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(8))
+	for _, codec := range []string{"snappy", "zstd", "gzip", "none"} {
+		t.Run(codec, func(t *testing.T) { testColumnsWrittenConcurrently(t, codec) })
+	}
+}
+
+func testColumnsWrittenConcurrently(t *testing.T, codec string) {
 	page := func() []string {
 		return []string{
 			`{"id":1,"name":"a","score":1.5,"tags":[1,2]}`,           // direct
@@ -41,7 +49,7 @@ func TestSinkColumnsWrittenConcurrently(t *testing.T) {
 	// double, tags JSON.
 	first := pageOf(t, `{"id":0,"name":"z","score":0.5,"tags":[]}`)
 	p1, p2 := pageOf(t, page()...), pageOf(t, page()...)
-	if _, err := writeSink(t, connectortest.Cfg(t, "path", path, "row_group_size", 4), nil, first, p1, p2); err != nil {
+	if _, err := writeSink(t, connectortest.Cfg(t, "path", path, "row_group_size", 4, "compression", codec), nil, first, p1, p2); err != nil {
 		t.Fatal(err)
 	}
 	for i, p := range []int{len(p1.Failed), len(p2.Failed)} {
@@ -68,5 +76,33 @@ func TestSinkColumnsWrittenConcurrently(t *testing.T) {
 	}
 	if len(sizes) != 4 || sizes[0] != 4 || sizes[1] != 4 || sizes[2] != 4 || sizes[3] != 1 {
 		t.Errorf("row groups of %v rows, want [4 4 4 1]", sizes)
+	}
+}
+
+// TestSinkColumnPagesFlushedConcurrently writes pages big enough that
+// every column encodes and compresses several Parquet pages during each
+// Write (page_buffer_bytes at its minimum), so the column goroutines flush
+// pages to their spill files at the same time, with each codec, and reads
+// every row back.
+func TestSinkColumnPagesFlushedConcurrently(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(8))
+	for _, codec := range []string{"snappy", "zstd", "gzip"} {
+		t.Run(codec, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "big.parquet")
+			pages := []*connector.Page{bigPage(0), bigPage(1), bigPage(2), bigPage(3)}
+			if _, err := writeSink(t, connectortest.Cfg(t, "path", path, "compression", codec, "page_buffer_bytes", 4096, "row_group_size", 1500), nil, pages...); err != nil {
+				t.Fatal(err)
+			}
+			got, _ := readLines(t, connectortest.Cfg(t, "path", path))
+			if len(got) != 4000 {
+				t.Fatalf("%d rows read back, want 4000", len(got))
+			}
+			for i, line := range got {
+				want := string(connector.AppendRecordJSON(nil, pages[i/1000].Records[i%1000]))
+				if line != want {
+					t.Fatalf("row %d:\n got %s\nwant %s", i, line, want)
+				}
+			}
+		})
 	}
 }
