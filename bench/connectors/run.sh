@@ -13,7 +13,7 @@ R=bench/results/connectors
 mkdir -p "$B" "$R" bench/data
 [[ -x /usr/bin/time ]] || { echo "needs GNU time: apt-get install -y time" >&2; exit 1; }
 echo "building faucet, the bench program and (first time ~30 s) the DuckDB peer" >&2
-go build -o "$B/faucet" ./cmd/faucet
+CGO_ENABLED=0 go build -o "$B/faucet" ./cmd/faucet # static, as shipped (SPEC: a single static binary)
 go build -o "$B/bench" ./bench/connectors
 if [[ ${REBUILD:-0} == 1 || ! -x $B/duckdb-convert ]]; then
 	(cd bench/connectors/duckdb && CGO_ENABLED=1 go build -o ../bin/duckdb-convert .)
