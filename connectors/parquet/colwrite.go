@@ -27,6 +27,43 @@ import (
 // take the columns one after another. Write returns once every column is
 // written, since byte-array values point into the page's records.
 
+// pageState is what the sink keeps for writing pages column by column,
+// reused from page to page.
+type pageState struct {
+	// plans says how each record of the page is written; slow holds the
+	// rows of the records Sink.row converted (row1 the one being
+	// converted, scratch their JSON text).
+	plans   []int32
+	slow    []pq.Value
+	row1    pq.Row
+	scratch []byte
+	// colVals holds the page's values column by column, jsonBufs each
+	// column's JSON text, colErrs each column's write error.
+	colVals  [][]pq.Value
+	jsonBufs [][]byte
+	colErrs  []error
+	// order is the order the column goroutines take the columns in,
+	// longest first by took, each column's time on the last page.
+	order []int
+	took  []time.Duration
+	// groupRows counts the rows of the row group being built.
+	groupRows int
+}
+
+func newPageState(ncols int) pageState {
+	ps := pageState{
+		colVals:  make([][]pq.Value, ncols),
+		jsonBufs: make([][]byte, ncols),
+		colErrs:  make([]error, ncols),
+		order:    make([]int, ncols),
+		took:     make([]time.Duration, ncols),
+	}
+	for i := range ps.order {
+		ps.order[i] = i
+	}
+	return ps
+}
+
 // Record plans.
 const (
 	planDirect  int32 = -1

@@ -10,7 +10,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"time"
 	"unsafe"
 
 	pq "github.com/parquet-go/parquet-go"
@@ -92,24 +91,8 @@ type Sink struct {
 	nulls pq.Row
 	// dropped holds the unknown fields already warned about.
 	dropped map[string]bool
-	// The page being written (colwrite.go): plans says how each record
-	// is written, slow holds the rows of records Sink.row converted (row1
-	// the one being converted, scratch their JSON text), colVals the
-	// values column by column, jsonBufs each column's JSON text, colErrs
-	// each column's write error; order is the order the column goroutines
-	// take the columns in, longest first by took, each column's time on
-	// the last page.
-	plans    []int32
-	slow     []pq.Value
-	row1     pq.Row
-	scratch  []byte
-	colVals  [][]pq.Value
-	jsonBufs [][]byte
-	colErrs  []error
-	order    []int
-	took     []time.Duration
-	// groupRows counts the rows of the row group being built.
-	groupRows int
+	// pageState is the page being written, column by column (colwrite.go).
+	pageState
 	// spill holds the row group's encoded pages in temporary files.
 	spill *spillPool
 }
@@ -194,14 +177,7 @@ func (s *Sink) start(recs []connector.Record) error {
 	s.cols = cols
 	s.idx = make(map[string]int, len(cols))
 	s.nulls = make(pq.Row, len(cols))
-	s.colVals = make([][]pq.Value, len(cols))
-	s.jsonBufs = make([][]byte, len(cols))
-	s.colErrs = make([]error, len(cols))
-	s.took = make([]time.Duration, len(cols))
-	s.order = make([]int, len(cols))
-	for i := range s.order {
-		s.order[i] = i
-	}
+	s.pageState = newPageState(len(cols))
 	for i, c := range cols {
 		s.idx[c.name] = i
 		s.nulls[i] = pq.NullValue().Level(0, 0, i)
