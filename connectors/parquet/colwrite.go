@@ -1,14 +1,8 @@
 package parquet
 
 import (
-	"cmp"
 	"errors"
 	"fmt"
-	"runtime"
-	"slices"
-	"sync"
-	"sync/atomic"
-	"time"
 	"unsafe"
 
 	pq "github.com/parquet-go/parquet-go"
@@ -24,8 +18,9 @@ import (
 // Then every column is converted and written on its own: each column has
 // its own pq.ColumnWriter, which buffers, encodes, takes statistics of and
 // compresses that column's pages by itself, so up to GOMAXPROCS goroutines
-// take the columns one after another. Write returns once every column is
-// written, since byte-array values point into the page's records.
+// take the columns one after another (columnTasks). Write returns once
+// every column is written, since byte-array values point into the page's
+// records.
 
 // pageState is what the sink keeps for writing pages column by column,
 // reused from page to page.
@@ -38,30 +33,20 @@ type pageState struct {
 	row1    pq.Row
 	scratch []byte
 	// colVals holds the page's values column by column, jsonBufs each
-	// column's JSON text, colErrs each column's write error.
+	// column's JSON text; tasks converts and writes them.
 	colVals  [][]pq.Value
 	jsonBufs [][]byte
-	colErrs  []error
-	// order is the order the column goroutines take the columns in,
-	// longest first by took, each column's time on the last page.
-	order []int
-	took  []time.Duration
+	tasks    columnTasks
 	// groupRows counts the rows of the row group being built.
 	groupRows int
 }
 
 func newPageState(ncols int) pageState {
-	ps := pageState{
+	return pageState{
 		colVals:  make([][]pq.Value, ncols),
 		jsonBufs: make([][]byte, ncols),
-		colErrs:  make([]error, ncols),
-		order:    make([]int, ncols),
-		took:     make([]time.Duration, ncols),
+		tasks:    newColumnTasks(ncols),
 	}
-	for i := range ps.order {
-		ps.order[i] = i
-	}
-	return ps
 }
 
 // Record plans.
@@ -196,42 +181,6 @@ func (s *Sink) write(w *pq.ColumnWriter, ci, lo, hi int) error {
 	return nil
 }
 
-// eachColumn runs fn for every column, on up to GOMAXPROCS goroutines
-// (the caller's among them) that each take the next column not yet
-// taken, and returns the first column's error in column order. Columns
-// are taken longest first, by how long each took the last time, so the
-// goroutines finish together: a long text column taken last would leave
-// the others idle while it is written.
-func (s *Sink) eachColumn(fn func(ci int) error) error {
-	ncols := len(s.cols)
-	var (
-		next atomic.Int64
-		errs = s.colErrs[:ncols]
-		wg   sync.WaitGroup
-	)
-	clear(errs)
-	work := func() {
-		for i := int(next.Add(1) - 1); i < ncols; i = int(next.Add(1) - 1) {
-			ci := s.order[i]
-			start := time.Now()
-			errs[ci] = fn(ci)
-			s.took[ci] = time.Since(start)
-		}
-	}
-	for range min(runtime.GOMAXPROCS(0), ncols) - 1 {
-		wg.Go(work)
-	}
-	work()
-	wg.Wait()
-	slices.SortStableFunc(s.order, func(a, b int) int { return cmp.Compare(s.took[b], s.took[a]) })
-	for _, err := range errs {
-		if err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
 // writePage converts and writes the planned records (n of them), ending
 // the row group whenever it reaches row_group_size rows (mid-page if need
 // be) and, after the page, once its estimated size reaches
@@ -240,7 +189,7 @@ func (s *Sink) writePage(recs []connector.Record, n int) error {
 	writers := s.w.ColumnWriters()
 	if s.groupRows+n <= s.cfg.RowGroupSize {
 		// The usual case: each column converted and written in one go.
-		err := s.eachColumn(func(ci int) error {
+		err := s.runColumns(func(ci int) error {
 			s.convert(ci, recs)
 			return s.write(writers[ci], ci, 0, n)
 		})
@@ -249,10 +198,12 @@ func (s *Sink) writePage(recs []connector.Record, n int) error {
 		}
 		s.groupRows += n
 	} else {
-		_ = s.eachColumn(func(ci int) error { s.convert(ci, recs); return nil })
+		if err := s.runColumns(func(ci int) error { s.convert(ci, recs); return nil }); err != nil {
+			return err
+		}
 		for lo := 0; lo < n; {
 			hi := min(n, lo+(s.cfg.RowGroupSize-s.groupRows))
-			err := s.eachColumn(func(ci int) error { return s.write(writers[ci], ci, lo, hi) })
+			err := s.runColumns(func(ci int) error { return s.write(writers[ci], ci, lo, hi) })
 			if err != nil {
 				return err
 			}
@@ -271,6 +222,17 @@ func (s *Sink) writePage(recs []connector.Record, n int) error {
 		}
 	}
 	return s.flushFull()
+}
+
+// runColumns runs fn for every column (columnTasks); a panic in one
+// becomes the write's error.
+func (s *Sink) runColumns(fn func(ci int) error) error {
+	err := s.tasks.run(fn)
+	var pe panicError
+	if errors.As(err, &pe) {
+		return fmt.Errorf("parquet: write %s: internal error: %v", s.cfg.Path, pe.value)
+	}
+	return err
 }
 
 // release drops the page's values, which point into its records.
