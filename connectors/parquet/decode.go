@@ -41,19 +41,6 @@ func (a *assembler) read(n *node) (connector.Value, error) {
 	return a.readPresent(n)
 }
 
-// scalar reads a top-level, non-repeated leaf: one value per row, null
-// when its definition level says so.
-func (a *assembler) scalar(n *node) (connector.Value, error) {
-	v, err := a.cols[n.first].next()
-	if err != nil || v.IsNull() {
-		return connector.Null(), err
-	}
-	if v.Kind() != n.conv.phys {
-		return connector.Value{}, a.kindError(n, v)
-	}
-	return a.leaf(n.conv, v), nil
-}
-
 // kindError reports a value whose type is not its column's (a damaged file).
 func (a *assembler) kindError(n *node, v pq.Value) error {
 	return fmt.Errorf("column %s: a %s value in a %s column", a.cols[n.first].name, v.Kind(), n.conv.phys)

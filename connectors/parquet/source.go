@@ -345,13 +345,7 @@ func (s *Source) page() (p *connector.Page, err error) {
 			continue
 		}
 		for i := range recs {
-			var v connector.Value
-			var rerr error
-			if fp.shape == shapeLeaf && !fp.repeated {
-				v, rerr = s.asm.scalar(fp)
-			} else {
-				v, rerr = s.asm.read(fp)
-			}
+			v, rerr := s.asm.read(fp)
 			if rerr != nil {
 				return nil, fmt.Errorf("parquet: %s: row %d: %w", s.path, s.frow+int64(i)+1, rerr)
 			}

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/faucet-hq/faucet/connector"
+	"github.com/faucet-hq/faucet/connector/pgcreate"
 	"github.com/faucet-hq/faucet/connectors/internal/sqlutil"
 	"github.com/jackc/pgx/v5/pgconn"
 )
@@ -89,21 +90,11 @@ func (s *Sink) exec(ctx context.Context, what, q string) error {
 	return nil
 }
 
-// create runs a CREATE ... IF NOT EXISTS outside a transaction. IF NOT
-// EXISTS is not atomic in Postgres: of two sessions creating one name at
-// once (the shards of a run, matrix rows), the loser fails on pg_type's
-// unique index (23505), with duplicate_table (42P07) or duplicate_object
-// (42710). Run again, the statement finds the winner's table and does
-// nothing; a real conflict fails again and is reported.
+// create runs a CREATE ... IF NOT EXISTS outside a transaction, again
+// when it lost a race with another session creating the same name (see
+// pgcreate).
 func (s *Sink) create(ctx context.Context, what, q string) error {
-	var err error
-	for range 3 {
-		var pe *pgconn.PgError
-		if _, err = s.conn.Exec(ctx, q); err == nil || !errors.As(err, &pe) || (pe.Code != "23505" && pe.Code != "42P07" && pe.Code != "42710") {
-			break
-		}
-	}
-	if err != nil {
+	if err := pgcreate.IfNotExists(ctx, s.conn, q); err != nil {
 		return fmt.Errorf("postgres: %s: %s", what, pgMessage(err))
 	}
 	return nil

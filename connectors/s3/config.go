@@ -25,19 +25,11 @@ type Access struct {
 	SessionToken    connector.Secret `json:"session_token" doc:"Session token of temporary credentials."`
 }
 
-// conn is the connection to bucket.
-func (a Access) conn(bucket string) connection {
-	return connection{bucket: bucket, region: a.Region, endpoint: a.EndpointURL, pathStyle: a.ForcePathStyle,
-		accessKey: a.AccessKeyID, secret: a.SecretAccessKey, token: a.SessionToken}
-}
-
-// connection is what the source and sink share: where the bucket is and
-// how to sign requests.
+// connection is what the source and sink share: the bucket, where it is
+// served and how to sign requests.
 type connection struct {
-	bucket, region, endpoint string
-	pathStyle                bool
-	accessKey                string
-	secret, token            connector.Secret
+	bucket string
+	Access
 }
 
 // validate checks the credential keys: a static key needs its secret.
@@ -48,10 +40,10 @@ func (c connection) validate() error {
 	if strings.ContainsAny(c.bucket, "/ ") {
 		return connector.ConfigErrorf("bucket", "%q is not a bucket name (give the key part in prefix)", c.bucket)
 	}
-	if (c.accessKey == "") != (c.secret == "") {
+	if (c.AccessKeyID == "") != (c.SecretAccessKey == "") {
 		return connector.ConfigErrorf("access_key_id", "access_key_id and secret_access_key go together (or leave both out to use the default AWS credential chain)")
 	}
-	if c.token != "" && c.accessKey == "" {
+	if c.SessionToken != "" && c.AccessKeyID == "" {
 		return connector.ConfigErrorf("session_token", "needs access_key_id and secret_access_key")
 	}
 	return nil
@@ -61,12 +53,12 @@ func (c connection) validate() error {
 // default AWS chain (environment, shared files, SSO, instance role).
 func (c connection) client(ctx context.Context) (*s3.Client, error) {
 	var opts []func(*awsconfig.LoadOptions) error
-	if c.region != "" {
-		opts = append(opts, awsconfig.WithRegion(c.region))
+	if c.Region != "" {
+		opts = append(opts, awsconfig.WithRegion(c.Region))
 	}
-	if c.accessKey != "" {
+	if c.AccessKeyID != "" {
 		opts = append(opts, awsconfig.WithCredentialsProvider(
-			credentials.NewStaticCredentialsProvider(c.accessKey, c.secret.Reveal(), c.token.Reveal())))
+			credentials.NewStaticCredentialsProvider(c.AccessKeyID, c.SecretAccessKey.Reveal(), c.SessionToken.Reveal())))
 	}
 	cfg, err := awsconfig.LoadDefaultConfig(ctx, opts...)
 	if err != nil {
@@ -77,10 +69,10 @@ func (c connection) client(ctx context.Context) (*s3.Client, error) {
 		cfg.Region = "us-east-1"
 	}
 	return s3.NewFromConfig(cfg, func(o *s3.Options) {
-		if c.endpoint != "" {
-			o.BaseEndpoint = aws.String(c.endpoint)
+		if c.EndpointURL != "" {
+			o.BaseEndpoint = aws.String(c.EndpointURL)
 		}
-		o.UsePathStyle = c.pathStyle
+		o.UsePathStyle = c.ForcePathStyle
 		// Checksums only where the API requires them: S3-compatible
 		// stores (MinIO, Ceph, test servers) do not all accept the
 		// streaming trailers the SDK adds otherwise.

@@ -41,7 +41,7 @@ type SinkConfig struct {
 	Access
 }
 
-func (c *SinkConfig) conn() connection { return c.Access.conn(c.Bucket) }
+func (c *SinkConfig) conn() connection { return connection{c.Bucket, c.Access} }
 
 // Validate checks the rules the struct tags cannot express and resolves
 // format, compression and extension.

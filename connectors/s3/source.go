@@ -43,7 +43,7 @@ type SourceConfig struct {
 	Access
 }
 
-func (c *SourceConfig) conn() connection { return c.Access.conn(c.Bucket) }
+func (c *SourceConfig) conn() connection { return connection{c.Bucket, c.Access} }
 
 // Validate checks the rules the struct tags cannot express.
 func (c *SourceConfig) Validate() error {

@@ -236,9 +236,11 @@ func (s *stages) transform(w *work) {
 			kept = append(kept, *r)
 		} else if w.kept == nil {
 			// The first removed record: from here on positions shift.
-			k := make([]int32, 0, len(recs)) // non-nil: nil means "none removed"
+			var k []int32
 			if kp, ok := s.kept.Get().(*[]int32); ok {
 				k = (*kp)[:0]
+			} else {
+				k = make([]int32, 0, len(recs)) // non-nil: nil means "none removed"
 			}
 			for j := range kept {
 				k = append(k, int32(j))

@@ -10,8 +10,8 @@ import (
 	"strings"
 
 	"github.com/faucet-hq/faucet/connector"
+	"github.com/faucet-hq/faucet/connector/pgcreate"
 	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 )
 
@@ -82,11 +82,7 @@ func OpenPostgres(ctx context.Context, c PostgresConfig) (*Postgres, error) {
 	s := &Postgres{pool: pool, table: pgx.Identifier{c.Table}.Sanitize(), where: where}
 	if c.EnsureTable {
 		ddl := `CREATE TABLE IF NOT EXISTS ` + s.table + ` (key TEXT PRIMARY KEY, value JSONB NOT NULL, updated_at TIMESTAMPTZ NOT NULL DEFAULT now())`
-		for range 3 {
-			if _, err = pool.Exec(ctx, ddl); !lostCreateRace(err) {
-				break
-			}
-		}
+		err = pgcreate.IfNotExists(ctx, pool, ddl)
 	} else {
 		err = pool.QueryRow(ctx, `SELECT 1 FROM `+s.table+` LIMIT 0`).Scan()
 		if errors.Is(err, pgx.ErrNoRows) {
@@ -172,16 +168,4 @@ func (s *Postgres) Delete(ctx context.Context, key string) error {
 func (s *Postgres) Close() error {
 	s.pool.Close()
 	return nil
-}
-
-// lostCreateRace reports the error of a CREATE ... IF NOT EXISTS that may
-// have lost a race with another session creating the same name (shards or
-// matrix rows opening one store at once): IF NOT EXISTS is not atomic in
-// Postgres, and the loser fails on pg_type's unique index (23505), with
-// duplicate_table (42P07) or duplicate_object (42710). Run again, the
-// statement finds the winner's table and does nothing; a real conflict
-// (a type of that name) fails again.
-func lostCreateRace(err error) bool {
-	var pe *pgconn.PgError
-	return errors.As(err, &pe) && (pe.Code == "23505" || pe.Code == "42P07" || pe.Code == "42710")
 }
