@@ -222,14 +222,11 @@ func streamBounded(t *testing.T, f *Factory, newSrc func(*testing.T, connector.C
 	got := 0
 	var last connector.Value
 	for pages := 0; ; pages++ {
-		p, err := src.Next(ctx)
+		p, err := NextPage(ctx, src)
 		if errors.Is(err, io.EOF) {
 			break
 		}
 		if err != nil {
-			t.Fatal(err)
-		}
-		if err := p.Materialize(); err != nil {
 			t.Fatal(err)
 		}
 		if len(p.Failed) > 0 {

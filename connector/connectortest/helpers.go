@@ -39,6 +39,19 @@ type Result struct {
 	Bookmark *connector.Value
 }
 
+// NextPage reads the next page of src and runs its pending Decode, as the
+// engine does; at the end of the stream it returns io.EOF.
+func NextPage(ctx context.Context, src connector.Source) (*connector.Page, error) {
+	p, err := src.Next(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if err := p.Materialize(); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
 // Collect opens src with start, reads every page (running Decode as the
 // engine does), closes it and returns what it read.
 func Collect(ctx context.Context, src connector.Source, start *connector.Value) (Result, error) {
@@ -50,14 +63,11 @@ func Collect(ctx context.Context, src connector.Source, start *connector.Value) 
 	merger, _ := src.(connector.BookmarkMerger)
 	cur := start
 	for {
-		p, err := src.Next(ctx)
+		p, err := NextPage(ctx, src)
 		if errors.Is(err, io.EOF) {
 			break
 		}
 		if err != nil {
-			return res, err
-		}
-		if err := p.Materialize(); err != nil {
 			return res, err
 		}
 		res.Pages++

@@ -20,9 +20,7 @@ func TestConcurrentOpens(t *testing.T) {
 		var wg sync.WaitGroup
 		errs := make(chan error, openers)
 		for range openers {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
+			wg.Go(func() {
 				db, err := sql.Open("sqlite", "file:"+path+"?_pragma=busy_timeout(5000)")
 				if err != nil {
 					errs <- err
@@ -36,7 +34,7 @@ func TestConcurrentOpens(t *testing.T) {
 				if _, err := db.Exec(`CREATE TABLE IF NOT EXISTS t (x INTEGER)`); err != nil {
 					errs <- err
 				}
-			}()
+			})
 		}
 		wg.Wait()
 		close(errs)

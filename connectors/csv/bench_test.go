@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/faucet-hq/faucet/connector"
+	"github.com/faucet-hq/faucet/connector/connectortest"
 	"github.com/faucet-hq/faucet/connectors/internal/benchdata"
 )
 
@@ -35,14 +36,11 @@ func decodeFile(tb testing.TB, cfg connector.Config, each func(p *connector.Page
 	defer s.Close()
 	n := 0
 	for {
-		p, err := s.Next(context.Background())
+		p, err := connectortest.NextPage(context.Background(), s)
 		if errors.Is(err, io.EOF) {
 			return n
 		}
 		if err != nil {
-			tb.Fatal(err)
-		}
-		if err := p.Materialize(); err != nil {
 			tb.Fatal(err)
 		}
 		if len(p.Failed) > 0 {

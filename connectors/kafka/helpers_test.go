@@ -24,7 +24,13 @@ type cluster struct {
 
 func newCluster(t testing.TB, partitions int32, topics ...string) *cluster {
 	t.Helper()
-	c, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.SeedTopics(partitions, topics...))
+	return startCluster(t, kfake.NumBrokers(1), kfake.SeedTopics(partitions, topics...))
+}
+
+// startCluster is newCluster with kfake's options as they are given.
+func startCluster(t testing.TB, opts ...kfake.Opt) *cluster {
+	t.Helper()
+	c, err := kfake.NewCluster(opts...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -138,14 +144,11 @@ func readRun(t testing.TB, c connector.Config, start *connector.Value) run {
 	src := openSource(t, c, start)
 	var r run
 	for {
-		p, err := src.Next(t.Context())
+		p, err := connectortest.NextPage(t.Context(), src)
 		if errors.Is(err, io.EOF) {
 			return r
 		}
 		if err != nil {
-			t.Fatal(err)
-		}
-		if err := p.Materialize(); err != nil {
 			t.Fatal(err)
 		}
 		r.recs = append(r.recs, p.Records...)

@@ -7,9 +7,9 @@ import (
 	"testing"
 
 	"github.com/twmb/franz-go/pkg/kfake"
-	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/faucet-hq/faucet/connector"
+	"github.com/faucet-hq/faucet/connector/connectortest"
 )
 
 // TestSourcePartitionsMoveWhileConsuming reads a 4-partition topic of a
@@ -33,17 +33,8 @@ import (
 func TestSourcePartitionsMoveWhileConsuming(t *testing.T) {
 	const perPartition, parts, nchanges = 2500, 4, 5
 	const total = parts*perPartition + parts*nchanges
-	c, err := kfake.NewCluster(kfake.NumBrokers(3), kfake.SeedTopics(parts, "t"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(c.Close)
-	k := &cluster{c: c, brokers: strings.Join(c.ListenAddrs(), ",")}
-	k.cl, err = kgo.NewClient(kgo.SeedBrokers(c.ListenAddrs()...), kgo.RecordPartitioner(kgo.ManualPartitioner()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(k.cl.Close)
+	k := startCluster(t, kfake.NumBrokers(3), kfake.SeedTopics(parts, "t"))
+	c := k.c
 	for p := range int32(parts) {
 		k.ids(t, "t", p, int(p)*perPartition+1, int(p+1)*perPartition)
 	}
@@ -134,15 +125,12 @@ func readMoving(t *testing.T, src connector.Source, page *int, changes map[int]f
 			delete(changes, *page)
 			change()
 		}
-		p, err := src.Next(t.Context())
+		p, err := connectortest.NextPage(t.Context(), src)
 		if errors.Is(err, io.EOF) {
 			return nil
 		}
 		if err != nil {
 			return err
-		}
-		if err := p.Materialize(); err != nil {
-			t.Fatal(err)
 		}
 		got(p)
 		p.Done()

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/faucet-hq/faucet/connector"
+	"github.com/faucet-hq/faucet/connector/connectortest"
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
@@ -64,11 +65,11 @@ func TestSourceLatestStartsAtTheEndAndKeepsEmptyPartitions(t *testing.T) {
 	k.ids(t, "ev", 1, 5, 5) // arrives while the run is open
 	var r run
 	for {
-		p, err := src.Next(t.Context())
-		if err != nil {
+		p, err := connectortest.NextPage(t.Context(), src)
+		if errors.Is(err, io.EOF) {
 			break
 		}
-		if err := p.Materialize(); err != nil {
+		if err != nil {
 			t.Fatal(err)
 		}
 		r.recs = append(r.recs, p.Records...)
@@ -256,14 +257,11 @@ func TestSourceStartPositionsFromPartialOrStaleBookmarks(t *testing.T) {
 	defer src.Close()
 	var recs []connector.Record
 	for {
-		p, err := src.Next(t.Context())
+		p, err := connectortest.NextPage(t.Context(), src)
 		if errors.Is(err, io.EOF) {
 			break
 		}
 		if err != nil {
-			t.Fatal(err)
-		}
-		if err := p.Materialize(); err != nil {
 			t.Fatal(err)
 		}
 		recs = append(recs, p.Records...)
@@ -292,14 +290,11 @@ func TestSourcePageSizes(t *testing.T) {
 		src := openSource(t, k.source(t, append([]any{"topics", []any{"t"}, "auto_offset_reset", "earliest"}, c.kv...)...), nil)
 		var pages []int
 		for {
-			p, err := src.Next(t.Context())
+			p, err := connectortest.NextPage(t.Context(), src)
 			if errors.Is(err, io.EOF) {
 				break
 			}
 			if err != nil {
-				t.Fatal(err)
-			}
-			if err := p.Materialize(); err != nil {
 				t.Fatal(err)
 			}
 			pages = append(pages, len(p.Records))
@@ -326,14 +321,11 @@ func TestSourceSmallFetchesAndReleasedPages(t *testing.T) {
 	last := map[int64]int64{} // partition -> last id
 	total := 0
 	for {
-		p, err := src.Next(t.Context())
+		p, err := connectortest.NextPage(t.Context(), src)
 		if errors.Is(err, io.EOF) {
 			break
 		}
 		if err != nil {
-			t.Fatal(err)
-		}
-		if err := p.Materialize(); err != nil {
 			t.Fatal(err)
 		}
 		ids := valueIDs(t, p.Records)

@@ -178,14 +178,11 @@ func drain(t testing.TB, src connector.Source) ([]connector.Record, int) {
 	var out []connector.Record
 	pages := 0
 	for {
-		p, err := src.Next(context.Background())
+		p, err := connectortest.NextPage(context.Background(), src)
 		if err != nil {
 			if errors.Is(err, io.EOF) {
 				return out, pages
 			}
-			t.Fatal(err)
-		}
-		if err := p.Materialize(); err != nil {
 			t.Fatal(err)
 		}
 		if len(p.Records) > 0 {

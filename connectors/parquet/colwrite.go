@@ -110,27 +110,20 @@ func (s *Sink) direct(r connector.Record) bool {
 			return false
 		}
 		switch k := f.Value.Kind(); {
-		case k == connector.KindNull:
-		case c.typ == colJSON:
-		case k != kindOf[c.typ] && !(c.typ == colFloat && k == connector.KindInt):
+		case k == connector.KindNull, c.typ == colJSON, colTypeOf(k) == c.typ:
+		case c.typ == colFloat && k == connector.KindInt:
+		default:
 			return false
 		}
 	}
 	return true
 }
 
-// kindOf is the value kind each non-JSON column type holds.
-var kindOf = [...]connector.Kind{
-	colInt:    connector.KindInt,
-	colFloat:  connector.KindFloat,
-	colBool:   connector.KindBool,
-	colString: connector.KindString,
-	colJSON:   connector.KindObject, // unused: JSON takes every kind
-}
-
 // convert fills s.colVals[ci] with column ci's values of the planned
 // records. JSON text goes to the column's own buffer, so columns convert
-// concurrently.
+// concurrently. The direct records' values are converted here rather than
+// by Sink.value, whose kind checks direct has made already: through
+// Sink.value the whole CSV -> Parquet run took 6-8 % longer.
 func (s *Sink) convert(ci int, recs []connector.Record) {
 	c := s.cols[ci]
 	vals := s.colVals[ci][:0]
@@ -144,18 +137,19 @@ func (s *Sink) convert(ci int, recs []connector.Record) {
 			continue
 		}
 		v := recs[i].Fields[ci].Value
-		var pv pq.Value
-		switch {
-		case v.IsNull():
+		if v.IsNull() {
 			vals = append(vals, s.nulls[ci])
 			continue
-		case c.typ == colInt:
+		}
+		var pv pq.Value
+		switch c.typ { // direct checked that the value fits its column
+		case colInt:
 			pv = pq.Int64Value(v.AsInt())
-		case c.typ == colFloat:
+		case colFloat:
 			pv = pq.DoubleValue(v.AsFloat())
-		case c.typ == colBool:
+		case colBool:
 			pv = pq.BooleanValue(v.AsBool())
-		case c.typ == colString:
+		case colString:
 			str := v.AsString()
 			pv = pq.ByteArrayValue(unsafe.Slice(unsafe.StringData(str), len(str)))
 		default: // colJSON

@@ -1,12 +1,9 @@
 package parquet
 
 import (
-	"os"
 	"path/filepath"
 	"runtime"
 	"testing"
-
-	pq "github.com/parquet-go/parquet-go"
 
 	"github.com/faucet-hq/faucet/connector"
 	"github.com/faucet-hq/faucet/connector/connectortest"
@@ -60,16 +57,7 @@ func testColumnsWrittenConcurrently(t *testing.T, codec string) {
 	got, _ := readLines(t, connectortest.Cfg(t, "path", path))
 	sameLines(t, got, append(append([]string{`{"id":0,"name":"z","score":0.5,"tags":[]}`}, want...), want...))
 
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	st, _ := f.Stat()
-	pf, err := pq.OpenFile(f, st.Size())
-	if err != nil {
-		t.Fatal(err)
-	}
+	pf := readFooter(t, path)
 	var sizes []int64
 	for _, rg := range pf.Metadata().RowGroups {
 		sizes = append(sizes, rg.NumRows)

@@ -2,7 +2,6 @@ package parquet
 
 import (
 	"context"
-	"os"
 	"path/filepath"
 	"runtime"
 	"strconv"
@@ -84,22 +83,13 @@ func TestSinkRowGroupBytesBoundsHeap(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	st, _ := f.Stat()
-	pf, err := pq.OpenFile(f, st.Size())
-	if err != nil {
-		t.Fatal(err)
-	}
+	pf := readFooter(t, path)
 	if n := pf.NumRows(); n != pages*1000 {
 		t.Errorf("rows = %d, want %d", n, pages*1000)
 	}
 	rgs := pf.Metadata().RowGroups
 	if len(rgs) < 4 {
-		t.Errorf("%d row groups in a %d MiB file, want one per ~4 MiB", len(rgs), st.Size()>>20)
+		t.Errorf("%d row groups in a %d MiB file, want one per ~4 MiB", len(rgs), pf.Size()>>20)
 	}
 	for i, rg := range rgs[:len(rgs)-1] {
 		var size int64

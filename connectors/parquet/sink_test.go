@@ -53,6 +53,18 @@ func writeSink(t testing.TB, c connector.Config, log *slog.Logger, pages ...*con
 	return s, s.CommitOverwrite(context.Background())
 }
 
+// readFooter opens the Parquet file at path (closed when the test ends)
+// and reads its footer, as the source does.
+func readFooter(t testing.TB, path string) *pq.File {
+	t.Helper()
+	f, pf, err := openFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { f.Close() })
+	return pf
+}
+
 // crossRow is what parquet-go's generic reader makes of the round-trip file.
 type crossRow struct {
 	ID     *int64   `parquet:"id,optional"`
@@ -88,16 +100,7 @@ func TestSinkRoundTrip(t *testing.T) {
 
 			// Cross-check with parquet-go's own reader: types, nulls and
 			// the row group size.
-			f, err := os.Open(path)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer f.Close()
-			st, _ := f.Stat()
-			pf, err := pq.OpenFile(f, st.Size())
-			if err != nil {
-				t.Fatal(err)
-			}
+			pf := readFooter(t, path)
 			if n := len(pf.RowGroups()); n != 2 {
 				t.Errorf("row groups = %d, want 2 (row_group_size 2, 4 rows)", n)
 			}
@@ -112,7 +115,7 @@ func TestSinkRoundTrip(t *testing.T) {
 			if got, want := strings.Join(cols, " "), "id:INT(64,true) name:STRING score:DOUBLE active:BOOLEAN tags:JSON meta:JSON empty:STRING"; got != want {
 				t.Errorf("schema %s, want %s", got, want)
 			}
-			rows, err := pq.Read[crossRow](f, st.Size())
+			rows, err := pq.ReadFile[crossRow](path)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -28,7 +28,6 @@ type spillPool struct {
 	mu   sync.Mutex
 	free []*spillFile
 	all  []*spillFile
-	err  error // the first failure to create a file
 }
 
 // spillBuffer is how many bytes of page writes a spill file gathers
@@ -114,9 +113,6 @@ func (p *spillPool) GetBuffer() io.ReadWriteSeeker {
 	}
 	f, err := os.CreateTemp(p.dir, ".faucet-parquet-pages-*")
 	if err != nil {
-		if p.err == nil {
-			p.err = err
-		}
 		return failedBuffer{err}
 	}
 	_ = os.Remove(f.Name()) // unlinked: nothing is left behind by a crash; where that fails, close removes it

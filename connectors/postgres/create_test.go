@@ -19,12 +19,10 @@ func TestConcurrentCreateTable(t *testing.T) {
 		var wg sync.WaitGroup
 		errs := make(chan error, 5)
 		for i := range 5 {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
+			wg.Go(func() {
 				errs <- write(t, cfg("url", url, "schema", schema, "table_name", table, "create_table", true),
 					[]connector.Record{rec("id", i, "name", "x")})
-			}()
+			})
 		}
 		wg.Wait()
 		close(errs)

@@ -19,6 +19,7 @@ import (
 	"github.com/johannesboyne/gofakes3/backend/s3mem"
 
 	"github.com/faucet-hq/faucet/connector"
+	"github.com/faucet-hq/faucet/connector/connectortest"
 )
 
 const (
@@ -198,14 +199,11 @@ func tryReadAll(c connector.Config, sh *connector.ShardSpec) ([]string, error) {
 	defer src.Close()
 	var out []string
 	for {
-		p, err := src.Next(ctx)
+		p, err := connectortest.NextPage(ctx, src)
 		if errors.Is(err, io.EOF) {
 			return out, src.Close()
 		}
 		if err != nil {
-			return nil, err
-		}
-		if err := p.Materialize(); err != nil {
 			return nil, err
 		}
 		if len(p.Failed) > 0 {

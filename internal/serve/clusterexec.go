@@ -34,7 +34,7 @@ func (e clusterExecutor) Free() int {
 func (e clusterExecutor) InFlight() int { return e.r.InFlight() }
 
 // Start executes a claimed run.
-func (e clusterExecutor) Start(c *cluster.Claim) { e.r.startClaimed(c) }
+func (e clusterExecutor) Start(c *cluster.Claim) { e.r.launchClaimed(c, nil, time.Time{}, false) }
 
 // Stop cancels the execution holding c.
 func (e clusterExecutor) Stop(c *cluster.Claim, cause error) bool { return e.r.stopClaimed(c, cause) }
@@ -125,25 +125,7 @@ func (r *Runner) submitClaimed(ctx context.Context, p *prepared, c caller, rec h
 		}
 		return submitResult{}, false, err
 	}
-	j := &job{id: rec.RunID, prep: p, claim: cl, submitted: rec.SubmittedAt, started: started, done: make(chan struct{})}
-	if rec.TimeoutSecs != nil && *rec.TimeoutSecs > 0 {
-		j.timeout = time.Duration(*rec.TimeoutSecs) * time.Second
-	}
-	j.ctx, j.cancel = context.WithCancelCause(r.base)
-	r.mu.Lock()
-	if r.closing {
-		// Shutting down: give the run up; its lease lapses and a peer
-		// runs it (as a claim that raced the shutdown).
-		r.clusterJobs--
-		r.mu.Unlock()
-		j.cancel(nil)
-		cl.Abandon()
-	} else {
-		r.active[j.id] = j
-		r.wg.Add(1)
-		r.mu.Unlock()
-		go r.executeClaimed(j)
-	}
+	r.launchClaimed(cl, p, started, true)
 	s.metrics.runsSubmitted.Inc()
 	s.audit(ctx, c, "run.submit", &rec.RunID, &p.configFP, "ok")
 	return submitResult{RunID: rec.RunID, Status: history.StatusRunning, SubmittedAt: rec.SubmittedAt}, true, nil
@@ -191,17 +173,25 @@ func (s *Server) prepareClaimed(rec history.RunRecord) (*prepared, error) {
 	return s.prepare(req, rec.SubmittedAt)
 }
 
-// startClaimed registers a claimed run and executes it. A job of the same
-// run still draining here (a zombie whose lease was lost) is finished first.
-func (r *Runner) startClaimed(c *cluster.Claim) {
+// launchClaimed registers claim c as a job of its own and executes it:
+// with p when the submission is loaded already (else executeClaimed loads
+// it), and with started when the run's start is recorded already. reserved
+// says takeSlot counted its slot already. A job of the same run still
+// draining here (a zombie whose lease was lost) is finished first. While
+// the runner shuts down the claim is abandoned instead (its lease lapses
+// and a peer runs it).
+func (r *Runner) launchClaimed(c *cluster.Claim, p *prepared, started time.Time, reserved bool) {
 	rec := c.Record()
-	j := &job{id: rec.RunID, claim: c, submitted: rec.SubmittedAt, done: make(chan struct{})}
+	j := &job{id: rec.RunID, prep: p, claim: c, submitted: rec.SubmittedAt, started: started, done: make(chan struct{})}
 	if rec.TimeoutSecs != nil && *rec.TimeoutSecs > 0 {
 		j.timeout = time.Duration(*rec.TimeoutSecs) * time.Second
 	}
 	j.ctx, j.cancel = context.WithCancelCause(r.base)
 	r.mu.Lock()
 	if r.closing {
+		if reserved {
+			r.clusterJobs--
+		}
 		r.mu.Unlock()
 		j.cancel(nil)
 		c.Abandon()
@@ -209,7 +199,9 @@ func (r *Runner) startClaimed(c *cluster.Claim) {
 	}
 	j.prev = r.active[j.id]
 	r.active[j.id] = j
-	r.clusterJobs++
+	if !reserved {
+		r.clusterJobs++
+	}
 	r.wg.Add(1)
 	r.mu.Unlock()
 	go r.executeClaimed(j)

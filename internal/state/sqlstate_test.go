@@ -59,9 +59,7 @@ func TestSQLiteStoreConcurrentOpens(t *testing.T) {
 		var wg sync.WaitGroup
 		errs := make(chan error, 4)
 		for i := range 4 {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
+			wg.Go(func() {
 				s, err := OpenSQLite(ctx, path, "faucet_state")
 				if err != nil {
 					errs <- err
@@ -69,7 +67,7 @@ func TestSQLiteStoreConcurrentOpens(t *testing.T) {
 				}
 				defer s.Close()
 				errs <- s.Put(ctx, fmt.Sprintf("p::row-%d", i), []byte(`{"n":1}`))
-			}()
+			})
 		}
 		wg.Wait()
 		close(errs)
@@ -143,9 +141,7 @@ func TestPostgresStoreConcurrentCreate(t *testing.T) {
 		var wg sync.WaitGroup
 		errs := make(chan error, 6)
 		for range 6 {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
+			wg.Go(func() {
 				s, err := Open("postgres", cfgOf(t, map[string]any{"url": url, "table": table}))
 				if err != nil {
 					errs <- err
@@ -153,7 +149,7 @@ func TestPostgresStoreConcurrentCreate(t *testing.T) {
 				}
 				defer s.Close()
 				errs <- s.Put(ctx, "p::row-0", []byte(`1`))
-			}()
+			})
 		}
 		wg.Wait()
 		close(errs)
