@@ -297,7 +297,7 @@ func (s *JetStreamSource) Committed(ctx context.Context, seq uint64) error {
 func (s *JetStreamSource) ackError(n int, err error) error {
 	err = fmt.Errorf("nats: acknowledge %d messages to %s (they stay pending and are redelivered): %w", n, s.what(), err)
 	if errors.Is(err, natsgo.ErrConnectionClosed) {
-		return err
+		return fmt.Errorf("%w (%w)", err, closedError(s.conn, s.nc))
 	}
 	return connector.Retryable(err)
 }
