@@ -1,0 +1,6 @@
+//go:build !linux
+
+package imagepages
+
+// Release does nothing outside Linux.
+func Release() {}
