@@ -53,9 +53,12 @@ func extraConfig(env string) string {
 }
 
 // faucetRun is the argv of `faucet run cfg`; BENCH_FAUCET_ARGS adds
-// arguments (e.g. "--memprofile /tmp/x.prof" to look into one case).
+// arguments (e.g. "--memprofile /tmp/x.prof" to look into one case), and
+// BENCH_WRAP puts a command in front (e.g. "/tmp/rss --", bench/rss built,
+// to see where one case's resident memory is at its end).
 func (b *bench) faucetRun(cfg string) []string {
-	return append([]string{b.faucet, "run", cfg, "--quiet"}, strings.Fields(os.Getenv("BENCH_FAUCET_ARGS"))...)
+	argv := append(strings.Fields(os.Getenv("BENCH_WRAP")), b.faucet, "run", cfg, "--quiet")
+	return append(argv, strings.Fields(os.Getenv("BENCH_FAUCET_ARGS"))...)
 }
 
 // writeConfig writes a generated pipeline file into the output folder.

@@ -13,6 +13,7 @@
 //
 //	go run ./bench/rss -- ./faucet version
 //	go run ./bench/rss -top 20 -- ./faucet run pipeline.yaml
+//	go run ./bench/rss -o report.txt -- ./faucet run pipeline.yaml
 //
 // Needs permission to ptrace the child and to read its pagemap (root, or
 // CAP_SYS_ADMIN for the pagemap's present bits on some kernels).
@@ -29,6 +30,7 @@ import (
 
 func main() {
 	top := flag.Int("top", 15, "packages to list by resident code")
+	out := flag.String("o", "", "write the report to this file instead of standard output")
 	flag.Usage = func() {
 		fmt.Fprintln(os.Stderr, "usage: rss [-top N] -- command [args...]")
 		flag.PrintDefaults()
@@ -47,7 +49,17 @@ func main() {
 		fmt.Fprintln(os.Stderr, "rss: the command ended before it could be measured")
 		os.Exit(1)
 	}
-	rep.print(os.Stdout, *top)
+	w := os.Stdout
+	if *out != "" {
+		f, err := os.Create(*out)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "rss:", err)
+			os.Exit(1)
+		}
+		defer f.Close()
+		w = f
+	}
+	rep.print(w, *top)
 	if code != 0 {
 		fmt.Fprintf(os.Stderr, "rss: the command exited with %d\n", code)
 	}

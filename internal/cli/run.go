@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/faucet-hq/faucet/internal/imagepages"
 	"os"
 	"os/signal"
 	"sync"
@@ -117,6 +118,9 @@ func (app *App) runRow(ctx context.Context, doc *config.Document, inv config.Inv
 	row.Logger = app.Logger.With("row", inv.ID)
 	row.Stdout = app.Stdout
 	row.Stats = &rr.stats
+	// Reading the config, connecting and opening used code the data path
+	// does not; give those pages back before it starts.
+	row.Opened = imagepages.Release
 	rr.start()
 	res, err := engine.Run(ctx, row)
 	rr.done(res, err)

@@ -59,6 +59,12 @@ type Row struct {
 	Logger          *slog.Logger
 	Stdout          io.Writer // for console sinks
 	Stats           *Stats    // optional live counters
+
+	// Opened, when set, is called once the source, the sink and any
+	// dead-letter sink are open, before the first page is read: the end
+	// of the run's set-up. `faucet run` gives back the executable pages
+	// set-up used there (internal/imagepages).
+	Opened func()
 }
 
 // Result summarises a finished (or stopped) row.
@@ -139,6 +145,9 @@ func Run(ctx context.Context, row Row) (res Result, err error) {
 		defer row.DLQ.Sink.Close()
 	}
 
+	if row.Opened != nil {
+		row.Opened()
+	}
 	w := newWriter(row, resume)
 	w.eo = eo
 	err = w.run(ctx)

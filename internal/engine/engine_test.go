@@ -89,9 +89,10 @@ type logSink struct {
 	failAt   int // fail the write that would take the sink past this many records
 	retryErr int // return a retryable error this many times first
 	flushed  int
+	openErr  error // returned by Open
 }
 
-func (s *logSink) Open(context.Context, connector.SinkOptions) error { return nil }
+func (s *logSink) Open(context.Context, connector.SinkOptions) error { return s.openErr }
 func (s *logSink) Write(_ context.Context, p *connector.Page) error {
 	return s.take(p)
 }
@@ -187,6 +188,31 @@ func TestRunKeepsOrderAndCheckpointsAfterFlush(t *testing.T) {
 	}
 	if src.released.Load() != src.emitted.Load() {
 		t.Fatalf("%d pages emitted, %d released", src.emitted.Load(), src.released.Load())
+	}
+}
+
+func TestRunCallsOpenedBetweenOpenAndFirstPage(t *testing.T) {
+	var events []string
+	src := &seqSource{n: 300, size: 100}
+	sink := &logSink{events: &events}
+	row := newRow(src, sink, nil)
+	calls := 0
+	row.Opened = func() {
+		calls++
+		if src.emitted.Load() != 0 || len(sink.ids) != 0 {
+			t.Errorf("Opened called after %d pages were read and %d records written", src.emitted.Load(), len(sink.ids))
+		}
+	}
+	if _, err := Run(context.Background(), row); err != nil {
+		t.Fatal(err)
+	}
+	if calls != 1 {
+		t.Fatalf("Opened called %d times, want once", calls)
+	}
+	failing := newRow(&seqSource{n: 10, size: 10}, &logSink{events: &events, openErr: errors.New("no route")}, nil)
+	failing.Opened = func() { t.Error("Opened called although the sink failed to open") }
+	if _, err := Run(context.Background(), failing); err == nil {
+		t.Fatal("a sink that fails to open did not fail the run")
 	}
 }
 
