@@ -127,4 +127,3 @@ func exePages(t *testing.T) int {
 	}
 	return n
 }
-
