@@ -17,13 +17,16 @@ type decoder struct {
 	skipped *atomic.Int64 // values skipped under on_decode_error: skip
 }
 
-// decode fills p.Records (and p.Failed) from msgs into mem. It runs on an
-// engine worker; the parser is the page's own.
+// decode fills p.Records (and p.Failed) from msgs into mem, and
+// mem.origins with where each record came from. It runs on an engine
+// worker; the parser is the page's own. The records refer to the bytes
+// of the message values (the parser's strings are views), never to the
+// kgo.Record structs themselves, so those can go once decode returns.
 func (d decoder) decode(p *connector.Page, msgs []*kgo.Record, mem *pageMem) {
 	jp := &mem.jp
 	mem.size(len(msgs))
 	p.Records = mem.recs[:0]
-	for _, m := range msgs {
+	for n, m := range msgs {
 		v, err := d.value(jp, m.Value)
 		if err != nil {
 			if d.skipBad {
@@ -38,8 +41,31 @@ func (d decoder) decode(p *connector.Page, msgs []*kgo.Record, mem *pageMem) {
 		}
 		i := len(p.Records)
 		p.Records = append(p.Records, record(m, v, mem.fields[i*envelopeFields:(i+1)*envelopeFields:(i+1)*envelopeFields]))
+		mem.origins = append(mem.origins, origin{topic: m.Topic, partition: m.Partition, offset: m.Offset, index: n})
 	}
 }
+
+// origin is where a decoded record came from: its message, and that
+// message's index in the page (failed and skipped messages included).
+type origin struct {
+	topic     string
+	partition int32
+	offset    int64
+	index     int
+}
+
+// locate names decoded record i for people (topic/partition@offset) and
+// gives its 1-based position in the run's stream, first being the number
+// of messages taken before the page.
+func (m *pageMem) locate(i int, first int64) (string, int64) {
+	if m == nil || i < 0 || i >= len(m.origins) {
+		return "", 0
+	}
+	o := m.origins[i]
+	return o.String(), first + int64(o.index) + 1
+}
+
+func (o origin) String() string { return fmt.Sprintf("%s/%d@%d", o.topic, o.partition, o.offset) }
 
 // envelopeFields is the number of fields of a message's record.
 const envelopeFields = 7
@@ -48,9 +74,10 @@ const envelopeFields = 7
 // of a field slice per message) and the parser of its values, reused
 // (memPool) once the engine has released the page.
 type pageMem struct {
-	jp     connector.JSONParser
-	recs   []connector.Record
-	fields []connector.Field
+	jp      connector.JSONParser
+	recs    []connector.Record
+	fields  []connector.Field
+	origins []origin // per record
 }
 
 var memPool sync.Pool
@@ -72,19 +99,21 @@ func (m *pageMem) size(n int) {
 		m.fields = make([]connector.Field, n*envelopeFields)
 	}
 	m.fields = m.fields[:n*envelopeFields]
+	m.origins = m.origins[:0]
 }
 
 func (m *pageMem) put() {
 	if m != nil {
 		clear(m.fields) // drop the references to the page's messages
 		clear(m.recs[:cap(m.recs)])
+		clear(m.origins)
 		memPool.Put(m)
 	}
 }
 
 // where names a message for people: topic/partition@offset.
 func where(m *kgo.Record) string {
-	return fmt.Sprintf("%s/%d@%d", m.Topic, m.Partition, m.Offset)
+	return origin{topic: m.Topic, partition: m.Partition, offset: m.Offset}.String()
 }
 
 // record is faucet-cli 1.x's message record: {key, value, topic,

@@ -224,15 +224,16 @@ func (s *Source) page(msgs []*kgo.Record) *connector.Page {
 		Decode: func(p *connector.Page) error {
 			mem = getPageMem()
 			dec.decode(p, msgs, mem)
+			// The records need the values' bytes, not the messages:
+			// drop them (franz-go's record slice of each fetched batch)
+			// while the page waits for the sink.
+			msgs = nil
 			return nil
 		},
 		// The engine is done with the page: its records' memory is reused.
 		Release: func() { mem.put() },
 		Locate: func(i int) (string, int64) {
-			if i < 0 || i >= len(msgs) {
-				return "", 0
-			}
-			return where(msgs[i]), first + int64(i) + 1
+			return mem.locate(i, first)
 		},
 	}
 }
