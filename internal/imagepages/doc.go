@@ -14,13 +14,15 @@
 //
 // # What Release does
 //
-// Release reads /proc/self/maps for the
-// executable's read-only mappings (code, read-only data and the function
-// tables; never the writable data and BSS) and drops them from the
-// process with madvise(MADV_DONTNEED). Their pages are clean copies of
-// the file: they stay in the page cache and come back, with the same
-// fault-around, when the program touches them again, at the cost of a
-// minor fault each. A pipeline's resident set then holds the code it runs
+// Release finds in /proc/self/maps the file its own code is mapped from
+// (by device and inode, so neither the path nor an overlay file system
+// matters), takes that file's read-only mappings (code, read-only data
+// and the function tables; never the writable data and BSS) and drops
+// them from the process with madvise(MADV_DONTNEED). Their pages are
+// clean copies of the file: they stay in the page cache and come back,
+// with the same fault-around, when the program touches them again, at
+// the cost of a minor fault each. A pipeline's resident set then holds
+// the code it runs
 // instead of the code start-up ran.
 //
 // faucet calls it twice: first thing in main, after package

@@ -3,10 +3,10 @@
 package imagepages
 
 import (
-	"bufio"
 	"encoding/binary"
 	"io"
 	"os"
+	"reflect"
 	"strconv"
 	"strings"
 
@@ -17,16 +17,15 @@ import (
 // the package comment). It reports nothing: a failure only leaves the
 // pages mapped.
 func Release() {
-	var st unix.Stat_t
-	if err := unix.Stat("/proc/self/exe", &st); err != nil {
-		return
-	}
-	maps, err := os.Open("/proc/self/maps")
+	maps, err := os.ReadFile("/proc/self/maps")
 	if err != nil {
 		return
 	}
-	defer maps.Close()
-	spans := executableSpans(maps, unix.Major(st.Dev), unix.Minor(st.Dev), st.Ino)
+	// The executable is the file this very function's code is mapped
+	// from: /proc/self/maps names it by device and inode, which stat(2)
+	// of /proc/self/exe may not repeat (overlay file systems on older
+	// kernels report the layer's inode in maps).
+	spans := executableSpans(string(maps), uint64(reflect.ValueOf(Release).Pointer()))
 	if len(spans) == 0 {
 		return
 	}
@@ -54,44 +53,60 @@ func Release() {
 // span is an address range [lo, hi).
 type span struct{ lo, hi uint64 }
 
-// executableSpans reads /proc/self/maps and returns the mappings of the
-// file dev major:minor, inode ino that are not writable.
-func executableSpans(maps io.Reader, major, minor uint32, ino uint64) []span {
-	var out []span
-	sc := bufio.NewScanner(maps)
-	for sc.Scan() {
-		// address perms offset dev inode [path]
-		f := strings.Fields(sc.Text())
-		if len(f) < 5 || len(f[1]) < 2 || f[1][1] != '-' {
-			continue
-		}
-		if n, err := strconv.ParseUint(f[4], 10, 64); err != nil || n != ino {
-			continue
-		}
-		maj, min, ok := strings.Cut(f[3], ":")
-		if !ok || !hexIs(maj, uint64(major)) || !hexIs(min, uint64(minor)) {
-			continue
-		}
-		lo, hi, ok := strings.Cut(f[0], "-")
+// mapping is one line of /proc/self/maps.
+type mapping struct {
+	span
+	writable bool
+	file     string // device and inode, "fd:01 1234"; "" for anonymous memory
+}
+
+// executableSpans returns the mappings that are not writable of the file
+// mapped at address pc, read from the text of /proc/self/maps.
+func executableSpans(maps string, pc uint64) []span {
+	var all []mapping
+	var self string
+	for _, line := range strings.Split(maps, "\n") {
+		m, ok := parseMapping(line)
 		if !ok {
 			continue
 		}
-		a, err1 := strconv.ParseUint(lo, 16, 64)
-		b, err2 := strconv.ParseUint(hi, 16, 64)
-		if err1 != nil || err2 != nil || b <= a {
-			continue
+		all = append(all, m)
+		if m.lo <= pc && pc < m.hi {
+			self = m.file
 		}
-		out = append(out, span{a, b})
 	}
-	if sc.Err() != nil {
+	if self == "" {
 		return nil
+	}
+	var out []span
+	for _, m := range all {
+		if m.file == self && !m.writable {
+			out = append(out, m.span)
+		}
 	}
 	return out
 }
 
-func hexIs(s string, want uint64) bool {
-	n, err := strconv.ParseUint(s, 16, 32)
-	return err == nil && n == want
+// parseMapping reads "address perms offset dev inode [path]".
+func parseMapping(line string) (mapping, bool) {
+	f := strings.Fields(line)
+	if len(f) < 5 || len(f[1]) < 2 {
+		return mapping{}, false
+	}
+	lo, hi, ok := strings.Cut(f[0], "-")
+	if !ok {
+		return mapping{}, false
+	}
+	a, err1 := strconv.ParseUint(lo, 16, 64)
+	b, err2 := strconv.ParseUint(hi, 16, 64)
+	if err1 != nil || err2 != nil || b <= a {
+		return mapping{}, false
+	}
+	m := mapping{span: span{a, b}, writable: f[1][1] != '-'}
+	if f[4] != "0" {
+		m.file = f[3] + " " + f[4]
+	}
+	return m, true
 }
 
 // readPagemap returns the pagemap entries of s's pages.

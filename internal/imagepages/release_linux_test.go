@@ -50,10 +50,20 @@ func TestExecutableSpansPicksTheReadOnlyMappingsOfTheFile(t *testing.T) {
 		"7ffd00000000-7ffd00021000 rw-p 00000000 00:00 0 [stack]",
 		"garbage line",
 	}, "\n")
-	got := executableSpans(strings.NewReader(maps), 0xfd, 0x01, 1234)
 	want := []span{{0x400000, 0x1a00000}, {0x1a00000, 0x2600000}}
-	if !reflect.DeepEqual(got, want) {
-		t.Fatalf("spans = %#v, want %#v", got, want)
+	for _, pc := range []uint64{0x400000, 0x1234567, 0x19fffff} {
+		if got := executableSpans(maps, pc); !reflect.DeepEqual(got, want) {
+			t.Fatalf("pc %#x: spans = %#v, want %#v", pc, got, want)
+		}
+	}
+	// The file is the one the code runs from, whatever its path says.
+	if got := executableSpans(maps, 0x7f0000000010); !reflect.DeepEqual(got, []span{{0x7f0000000000, 0x7f0000100000}}) {
+		t.Fatalf("code in /usr/lib/other: spans = %#v", got)
+	}
+	for _, pc := range []uint64{0x2700010, 0x7ffd00000010, 0x1} {
+		if got := executableSpans(maps, pc); got != nil {
+			t.Fatalf("pc %#x in anonymous or no memory: spans = %#v, want none", pc, got)
+		}
 	}
 }
 
@@ -88,15 +98,11 @@ func TestReleaseDropsTheTestBinarysPages(t *testing.T) {
 // exeSpans is the executable's read-only mappings.
 func exeSpans(t *testing.T) []span {
 	t.Helper()
-	var st unix.Stat_t
-	if err := unix.Stat("/proc/self/exe", &st); err != nil {
-		t.Fatal(err)
-	}
 	maps, err := os.ReadFile("/proc/self/maps")
 	if err != nil {
 		t.Fatal(err)
 	}
-	spans := executableSpans(strings.NewReader(string(maps)), unix.Major(st.Dev), unix.Minor(st.Dev), st.Ino)
+	spans := executableSpans(string(maps), uint64(reflect.ValueOf(Release).Pointer()))
 	if len(spans) == 0 {
 		t.Fatalf("no mapping of the executable in:\n%s", maps)
 	}
