@@ -22,8 +22,7 @@
 // clean copies of the file: they stay in the page cache and come back,
 // with the same fault-around, when the program touches them again, at
 // the cost of a minor fault each. A pipeline's resident set then holds
-// the code it runs
-// instead of the code start-up ran.
+// the code it runs instead of the code start-up ran.
 //
 // faucet calls it twice: first thing in main, after package
 // initialization, and in `faucet run` once a row's source and sink are
