@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/faucet-hq/faucet/internal/imagepages"
 	"net"
 	"net/http"
 	"os"
@@ -311,6 +312,9 @@ func (app *App) serve(cmd *cobra.Command, f *serveFlags) error {
 	served := make(chan error, 1)
 	go func() { served <- httpSrv.Serve(ln) }()
 	fmt.Fprintf(app.Stderr, "faucet serve: listening on http://%s (auth: %s, %s)\n", ln.Addr(), authMode, srv)
+	// Opening the history store, migrating it and building the router
+	// used code the running server does not; give those pages back.
+	imagepages.Release()
 
 	select {
 	case <-ctx.Done():

@@ -24,16 +24,22 @@
 // the cost of a minor fault each. A pipeline's resident set then holds
 // the code it runs instead of the code start-up ran.
 //
-// faucet calls it twice: first thing in main, after package
-// initialization, and in `faucet run` once a row's source and sink are
-// open (engine.Row.Opened), after reading the config, connecting and
-// opening, whose code the data path does not run again. Measured on CSV
-// -> Postgres at 1M rows: 38 MiB peak RSS without Release, 30-34 with the
-// first call alone, 28.6 with both (the start-up peak).
+// faucet calls it first thing in main, after package initialization; in
+// `faucet run` once a row's source and sink are open (engine.Row.Opened),
+// after reading the config, connecting and opening, whose code the data
+// path does not run again; and in `faucet serve` once it listens.
+// Measured on CSV -> Postgres at 1M rows: 38 MiB peak RSS without
+// Release, 30-34 with the first call alone, 28.6 with the first two (the
+// start-up peak). A `faucet serve` that has answered requests holds 20
+// MiB instead of 22.
 //
 // The peak RSS the kernel reports still counts start-up: it records the
 // high-water mark before unmapping, so Release lowers the resident set
-// during a run, not the figure of a process that does nothing.
+// during a run, not the figure of a process that does nothing. That
+// start-up peak depends on how the executable got into the page cache,
+// because the kernel maps a whole page-cache folio around a touched page:
+// 25-30 MiB after a build, a copy or a cold start here, 39-44 MiB when
+// the file was read into large folios (`cat faucet >/dev/null`).
 //
 // # What it leaves alone
 //
