@@ -191,6 +191,11 @@ func (s *Sink) writePage(recs []connector.Record, n int) error {
 			return err
 		}
 		s.groupRows += n
+		if s.groupRows == s.cfg.RowGroupSize {
+			if err := s.endRowGroup(); err != nil {
+				return err
+			}
+		}
 	} else {
 		if err := s.runColumns(func(ci int) error { s.convert(ci, recs); return nil }); err != nil {
 			return err
@@ -208,11 +213,6 @@ func (s *Sink) writePage(recs []connector.Record, n int) error {
 					return err
 				}
 			}
-		}
-	}
-	if s.groupRows >= s.cfg.RowGroupSize {
-		if err := s.endRowGroup(); err != nil {
-			return err
 		}
 	}
 	return s.flushFull()
