@@ -181,6 +181,23 @@ func counterValue(t *testing.T, hn *harness, name string) float64 {
 	return sum
 }
 
+// waitClusterJobs polls until the runner holds n claimed runs.
+func (hn *harness) waitClusterJobs(n int) {
+	hn.t.Helper()
+	r := hn.s.runner
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) {
+		r.mu.Lock()
+		jobs := r.clusterJobs
+		r.mu.Unlock()
+		if jobs == n {
+			return
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	hn.t.Fatalf("the runner never held %d claimed runs", n)
+}
+
 // TestClusterModeClaimsAtSubmissionWithAFreeSlot: with a free slot and no
 // pending run waiting, a submission is stored already claimed by the
 // receiving server (running, with its started_at) and runs from the
@@ -195,6 +212,9 @@ func TestClusterModeClaimsAtSubmissionWithAFreeSlot(t *testing.T) {
 	if m := a.wait(first["run_id"].(string)); m["status"] != "completed" {
 		t.Fatalf("first run: %v", m)
 	}
+	// The terminal record is written before the job gives its slot
+	// back, and a slot being released is not a free one (takeSlot).
+	a.waitClusterJobs(0)
 	got := a.submit(map[string]any{"config": cfg})
 	if got["status"] != "running" {
 		t.Fatalf("a submission with a free slot and no backlog answers running, got %v", got)
