@@ -7,17 +7,29 @@
 // every footer first and fails, before a row is emitted, when the files'
 // (projected) schemas differ or a file is not Parquet; the error names the
 // file. Rows are then streamed row group by row group, each leaf column
-// through its own cursor that holds one decoded page of values, and
-// assembled into records of at most batch_size rows (0: one page per row
-// group). A page never spans two row groups. Memory is a page of records
-// plus, per column, one decoded Parquet page and the library's read
-// buffer, whatever the file or row group size (streaming a 1M-row single
-// row group grows the heap by about 25 MiB). A column page is given back
-// to the library's pools once its values are consumed, and a record page's
-// records, fields and string arena are reused once the engine releases it
-// (Page.Release), so a run allocates little beyond its first pages. A
-// file whose column chunks are one large page each (DuckDB writes them so)
-// still holds each column's whole decompressed page. `columns` projects
+// through its own cursor, and assembled into records of at most
+// batch_size rows (0: one page per row group). A page never spans two row
+// groups.
+//
+// Memory does not grow with the file, the row group or the Parquet page
+// size. A column outside lists whose codec is none, snappy, gzip or zstd
+// and whose encodings are PLAIN, dictionary or RLE (what DuckDB, Arrow,
+// Spark and parquet-go write by default, except parquet-go's
+// delta-encoded strings) is read by a chunkStream (stream.go): a page's
+// compressed bytes are decompressed and decoded a thousand values at a
+// time. A page of more than 256 KiB without a checksum is not even read
+// whole: its bytes go from the read buffer into the decompressor. Snappy
+// keeps a 64 KiB window for back-references (the snappy library never
+// reaches farther); a block that does is decompressed whole instead
+// (snappystream.go). A page with a checksum is read whole and verified
+// before any of its values is used. Other columns go through
+// parquet-go's page reader, which holds one decompressed and decoded
+// page per column: DuckDB writes one page per column chunk, so on its
+// 1M-row file that was every column's whole row group, 25 MiB of heap,
+// where chunkStream needs under 3 MiB. A record page's records, fields
+// and string arena are reused once the engine releases it (Page.Release),
+// as are each column's buffers from row group to row group, so a run
+// allocates little beyond its first pages. `columns` projects
 // top-level fields; the others are never read.
 //
 // The source is a connector.Sharder (cluster mode B), as faucet-cli 1.x's
@@ -26,10 +38,14 @@
 // bookmark (1.x had none either), so a rerun reads everything again.
 //
 // A damaged file (bad footer, page headers or data) is an error naming the
-// file, never a panic. One limit comes from the decoder: it allocates the
-// page size a page header claims before reading the page, so a damaged
-// header can cost a transient allocation of up to about 2 GiB before the
-// error. The footer length is checked against the file size first.
+// file, never a panic. chunkStream allocates nothing a damaged header
+// merely claims: a page must fit in its column chunk, the chunk in the
+// file, and a snappy block's length in what its size can decode to. One
+// limit comes from parquet-go's page reader, for the other columns: it
+// allocates the page size a page header claims before reading the page,
+// so a damaged header can cost a transient allocation of up to about 2
+// GiB before the error. The footer length is checked against the file
+// size first.
 //
 // Values: booleans, integers and floats keep their type (unsigned 64-bit
 // integers above the int64 range keep their exact digits); STRING, ENUM

@@ -101,8 +101,11 @@ type Source struct {
 	left   int64 // rows left in the current row group
 	asm    assembler
 	valBuf [][]pq.Value // one value buffer per cursor, reused
-	row    int64        // rows emitted so far, over all files
-	frow   int64        // rows of the current file emitted so far
+	// streams are the cursors' chunk readers, reused from row group to
+	// row group and file to file (nil for a column parquet-go reads).
+	streams []*chunkStream
+	row     int64 // rows emitted so far, over all files
+	frow    int64 // rows of the current file emitted so far
 
 	// fileio.Sharding splits the files for cluster mode B (local files
 	// only; In stays nil).
@@ -165,6 +168,7 @@ func (s *Source) Open(ctx context.Context, opts connector.SourceOptions) (err er
 	}
 	s.files = keyshard.Filter(s.Applied, files, func(f string) string { return f })
 	s.valBuf = make([][]pq.Value, len(s.leaves))
+	s.streams = make([]*chunkStream, len(s.leaves))
 	for i := range s.valBuf {
 		s.valBuf[i] = make([]pq.Value, cursorBuffer)
 	}
@@ -296,21 +300,38 @@ func (s *Source) Next(ctx context.Context) (p *connector.Page, err error) {
 	}
 }
 
+// streamPages is false in tests that compare chunkStream with
+// parquet-go's page reader.
+var streamPages = true
+
 // openRowGroup starts reading the next row group of the current file.
 func (s *Source) openRowGroup() error {
 	if err := s.closeCursors(); err != nil {
 		return err
 	}
 	rg := s.pf.RowGroups()[s.rg]
+	meta := &s.pf.Metadata().RowGroups[s.rg]
 	s.rg++
 	chunks := rg.ColumnChunks()
-	paths := s.pf.Schema().Columns()
+	schema := s.pf.Schema()
+	paths := schema.Columns()
 	cols := make([]*cursor, len(s.leaves))
 	for i, leaf := range s.leaves {
-		if leaf >= len(chunks) {
+		if leaf >= len(chunks) || leaf >= len(meta.Columns) {
 			return fmt.Errorf("parquet: %s: row group %d has %d columns, the schema %d", s.path, s.rg, len(chunks), len(paths))
 		}
-		cols[i] = newCursor(chunks[leaf], strings.Join(paths[leaf], "."), s.valBuf[i])
+		var src valueSource
+		lc, _ := schema.Lookup(paths[leaf]...)
+		if ok, _ := streamable(&meta.Columns[leaf], lc, s.pf.Size()); ok && streamPages {
+			if s.streams[i] == nil {
+				s.streams[i] = &chunkStream{}
+			}
+			s.streams[i].reset(s.f, &meta.Columns[leaf], lc)
+			src = s.streams[i]
+		} else {
+			src = &pageValues{pages: chunks[leaf].Pages()}
+		}
+		cols[i] = newCursor(src, strings.Join(paths[leaf], "."), s.valBuf[i])
 	}
 	s.asm.cols = cols
 	s.left = rg.NumRows()
@@ -456,6 +477,11 @@ func (s *Source) closeFile() error {
 
 // Close closes the open file, if any.
 func (s *Source) Close() error {
+	for _, st := range s.streams {
+		if st != nil {
+			st.free()
+		}
+	}
 	if s.f == nil {
 		return nil
 	}

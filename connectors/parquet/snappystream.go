@@ -1,0 +1,193 @@
+package parquet
+
+import (
+	"encoding/binary"
+	"errors"
+	"io"
+
+	"github.com/klauspost/compress/s2"
+)
+
+// snappyStream decompresses one snappy block (the raw format Parquet
+// pages use: the uncompressed length as a varint, then literals and
+// back-references) as a stream, reading the block as it goes and keeping
+// only the last snappyWindow bytes of output for back-references. The
+// snappy library compresses in independent 64 KiB fragments, so none of
+// its references reaches farther, and a page of many MiB costs a few
+// hundred KiB instead of its compressed and decompressed sizes. A small
+// block (snappyWhole), or one with a farther reference (another
+// encoder's), is decompressed whole instead.
+type snappyStream struct {
+	in    *byteStream // the block
+	whole func() ([]byte, error)
+	total int    // the uncompressed length the block claims
+	done  int    // bytes produced so far
+	out   []byte // kept output, then output not yet read
+	r     int    // next byte of out to read
+	lit   int    // bytes of a literal still to copy from in
+	buf   []byte // the block decompressed whole, when it is
+	err   error
+	// wasWhole says it was.
+	wasWhole bool
+}
+
+var errSnappy = errors.New("snappy: corrupt input")
+
+const (
+	snappyWindow = 64 << 10
+	snappyChunk  = 64 << 10 // output decoded between reads
+	snappyWhole  = 256 << 10
+)
+
+// reset starts on a block of size bytes read from in; whole returns the
+// complete block, for decompressing it at once.
+func (z *snappyStream) reset(in *byteStream, size int, whole func() ([]byte, error)) error {
+	total, err := binary.ReadUvarint(in)
+	// No element makes more than 64 bytes of 3 (a 2-byte-offset copy):
+	// a larger claim is damage, and must not be allocated.
+	if err != nil || total > uint64(size)*64/3+64 {
+		return errSnappy
+	}
+	out, buf := z.out[:0], z.buf[:0]
+	*z = snappyStream{in: in, whole: whole, total: int(total), out: out, buf: buf}
+	if total <= snappyWhole {
+		return z.decodeWhole()
+	}
+	if cap(z.out) < snappyWindow+snappyChunk+64 {
+		z.out = make([]byte, 0, snappyWindow+snappyChunk+64)
+	}
+	return nil
+}
+
+// decodeWhole decompresses the block at once; reading goes on from
+// where the stream was.
+func (z *snappyStream) decodeWhole() error {
+	src, err := z.whole()
+	if err != nil {
+		return err
+	}
+	if cap(z.buf) < z.total {
+		z.buf = make([]byte, z.total)
+	}
+	b, err := s2.Decode(z.buf[:z.total], src)
+	if err != nil || len(b) != z.total {
+		return errSnappy
+	}
+	z.buf = b
+	z.out, z.r = b, z.done-(len(z.out)-z.r) // unread output stays unread
+	z.done, z.lit, z.wasWhole = z.total, 0, true
+	return nil
+}
+
+// chunk returns the next decompressed bytes, valid until the next call.
+func (z *snappyStream) chunk() ([]byte, error) {
+	for z.r == len(z.out) {
+		if z.err != nil {
+			return nil, z.err
+		}
+		if z.done == z.total {
+			return nil, io.EOF
+		}
+		z.decode()
+	}
+	b := z.out[z.r:]
+	z.r = len(z.out)
+	return b, nil
+}
+
+// decode drops output that was read and is beyond the window, then
+// decodes about snappyChunk more.
+func (z *snappyStream) decode() {
+	if drop := len(z.out) - snappyWindow; drop > 0 {
+		z.out = z.out[:copy(z.out, z.out[drop:])]
+		z.r -= drop
+	}
+	in, out := z.in, z.out
+	limit := len(out) + snappyChunk
+	for len(out) < limit && z.done < z.total {
+		if z.lit > 0 {
+			if len(in.b) == 0 && !in.refill() {
+				z.out, z.err = out, errSnappy
+				return
+			}
+			n := min(z.lit, limit-len(out), len(in.b))
+			out = append(out, in.b[:n]...)
+			in.b = in.b[n:]
+			z.lit -= n
+			z.done += n
+			continue
+		}
+		tag, err := in.take(1)
+		if err != nil {
+			z.out, z.err = out, errSnappy
+			return
+		}
+		t := tag[0]
+		var length, offset int
+		switch t & 3 {
+		case 0:
+			x := int(t >> 2)
+			if x >= 60 {
+				b, err := in.take(x - 59)
+				if err != nil {
+					z.out, z.err = out, errSnappy
+					return
+				}
+				x = 0
+				for i := len(b) - 1; i >= 0; i-- {
+					x = x<<8 | int(b[i])
+				}
+			}
+			if z.done+x+1 > z.total {
+				z.out, z.err = out, errSnappy
+				return
+			}
+			z.lit = x + 1
+			continue
+		case 1:
+			b, err := in.take(1)
+			if err != nil {
+				z.out, z.err = out, errSnappy
+				return
+			}
+			length, offset = 4+int(t>>2)&7, int(t&0xe0)<<3|int(b[0])
+		case 2:
+			b, err := in.take(2)
+			if err != nil {
+				z.out, z.err = out, errSnappy
+				return
+			}
+			length, offset = 1+int(t>>2), int(binary.LittleEndian.Uint16(b))
+		default:
+			b, err := in.take(4)
+			if err != nil {
+				z.out, z.err = out, errSnappy
+				return
+			}
+			length, offset = 1+int(t>>2), int(binary.LittleEndian.Uint32(b))
+		}
+		if offset <= 0 || offset > z.done || z.done+length > z.total {
+			z.out, z.err = out, errSnappy
+			return
+		}
+		if offset > len(out) {
+			// Farther back than the window: not the snappy library's
+			// output. Decompress the whole block.
+			z.out = out
+			if err := z.decodeWhole(); err != nil {
+				z.err = err
+			}
+			return
+		}
+		from := len(out) - offset
+		if offset >= length {
+			out = append(out, out[from:from+length]...)
+		} else {
+			for i := range length { // overlapping: a run
+				out = append(out, out[from+i])
+			}
+		}
+		z.done += length
+	}
+	z.out = out
+}
