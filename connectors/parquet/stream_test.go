@@ -9,6 +9,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -48,6 +49,7 @@ type wide struct {
 	Delta  string           `parquet:"delta,optional"` // parquet-go's default: DELTA_LENGTH_BYTE_ARRAY
 	Dict   *string          `parquet:"dict,optional,dict"`
 	DictI  int64            `parquet:"dict_i,dict"`
+	Many   string           `parquet:"many,dict"` // a dictionary of every row's value
 	Fixed  [5]byte          `parquet:"fixed"`
 	Old    deprecated.Int96 `parquet:"old"`
 	In     *inner           `parquet:"in,optional"`
@@ -66,6 +68,7 @@ func wideRows(n int) []wide {
 		w := &rows[i]
 		w.ID, w.F32, w.BReq, w.DictI, w.DeltaI = int64(i), float32(i)/3, i%3 == 0, int64(i%7), int64(i*5)
 		w.Fixed = [5]byte{byte(i), byte(i >> 8), 1, 2, 3}
+		w.Many = fmt.Sprintf("distinct value number %08d", i)
 		w.Old = deprecated.Int96{uint32(i), 0, 2440588}
 		if (i/100)%4 != 0 && i%11 != 0 { // runs of nulls, and scattered ones
 			v, f, b := int32(-i), float64(i)*1.5, i%2 == 0
@@ -524,4 +527,38 @@ func FuzzChunkStream(f *testing.F) {
 		}
 		s.free()
 	})
+}
+
+type bools struct {
+	B  *bool `parquet:"b,optional"`
+	BR bool  `parquet:"br"`
+}
+
+// TestChunkStreamRLEBooleans: booleans RLE-encoded (as parquet-mr's v2
+// pages have them), optional and required.
+func TestChunkStreamRLEBooleans(t *testing.T) {
+	rows := make([]bools, 5000)
+	for i := range rows {
+		if i%7 != 0 {
+			b := i%3 == 0 || (i/64)%2 == 0 // runs and scattered values
+			rows[i].B = &b
+		}
+		rows[i].BR = (i/100)%2 == 0 || i%5 == 0
+	}
+	schema := pq.NewSchema("bools", pq.Group{
+		"b":  pq.Encoded(pq.Optional(pq.Leaf(pq.BooleanType)), &pq.RLE),
+		"br": pq.Encoded(pq.Leaf(pq.BooleanType), &pq.RLE),
+	})
+	for _, version := range []int{1, 2} {
+		path := writeStructs(t, filepath.Join(t.TempDir(), fmt.Sprint(version, ".parquet")), rows, schema, pq.DataPageVersion(version), pq.PageBufferSize(1024))
+		pf := readFooter(t, path)
+		if enc := pf.Metadata().RowGroups[0].Columns[1].MetaData.Encoding; !slices.Contains(enc, format.RLE) || slices.Contains(enc, format.Plain) {
+			t.Fatalf("v%d: encodings %v, want RLE values", version, enc)
+		}
+		checkStreamable(t, path)
+		stream, pages := readBoth(t, path)
+		if len(stream) != len(rows) || strings.Join(stream, "\n") != strings.Join(pages, "\n") {
+			t.Fatalf("v%d: the readers differ", version)
+		}
+	}
 }
