@@ -117,13 +117,42 @@ func (z *snappyStream) decode() {
 			z.done += n
 			continue
 		}
+		var length, offset int
+		if b := in.b; len(b) >= 5 && b[0]&3 != 0 {
+			// A copy whose tag is whole in this chunk: the common case.
+			switch t := b[0]; t & 3 {
+			case 1:
+				length, offset = 4+int(t>>2)&7, int(t&0xe0)<<3|int(b[1])
+				in.b = b[2:]
+			case 2:
+				length, offset = 1+int(t>>2), int(binary.LittleEndian.Uint16(b[1:]))
+				in.b = b[3:]
+			default:
+				length, offset = 1+int(t>>2), int(binary.LittleEndian.Uint32(b[1:]))
+				in.b = b[5:]
+			}
+			if offset <= 0 || offset > len(out) || z.done+length > z.total {
+				z.out = out
+				z.farCopy(offset, length)
+				return
+			}
+			from := len(out) - offset
+			if offset >= length {
+				out = append(out, out[from:from+length]...)
+			} else {
+				for i := range length { // overlapping: a run
+					out = append(out, out[from+i])
+				}
+			}
+			z.done += length
+			continue
+		}
 		tag, err := in.take(1)
 		if err != nil {
 			z.out, z.err = out, errSnappy
 			return
 		}
 		t := tag[0]
-		var length, offset int
 		switch t & 3 {
 		case 0:
 			x := int(t >> 2)
@@ -166,17 +195,9 @@ func (z *snappyStream) decode() {
 			}
 			length, offset = 1+int(t>>2), int(binary.LittleEndian.Uint32(b))
 		}
-		if offset <= 0 || offset > z.done || z.done+length > z.total {
-			z.out, z.err = out, errSnappy
-			return
-		}
-		if offset > len(out) {
-			// Farther back than the window: not the snappy library's
-			// output. Decompress the whole block.
+		if offset <= 0 || offset > len(out) || z.done+length > z.total {
 			z.out = out
-			if err := z.decodeWhole(); err != nil {
-				z.err = err
-			}
+			z.farCopy(offset, length)
 			return
 		}
 		from := len(out) - offset
@@ -190,4 +211,18 @@ func (z *snappyStream) decode() {
 		z.done += length
 	}
 	z.out = out
+}
+
+// farCopy handles a copy decode cannot do from its window: damage (an
+// error), or a reference farther back than the window, which is not the
+// snappy library's output: then the whole block is decompressed and
+// reading goes on from it. z.out is current on entry.
+func (z *snappyStream) farCopy(offset, length int) {
+	if offset <= 0 || offset > z.done || z.done+length > z.total {
+		z.err = errSnappy
+		return
+	}
+	if err := z.decodeWhole(); err != nil {
+		z.err = err
+	}
 }
