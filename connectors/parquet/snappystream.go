@@ -25,8 +25,10 @@ type snappyStream struct {
 	out   []byte // kept output, then output not yet read
 	r     int    // next byte of out to read
 	lit   int    // bytes of a literal still to copy from in
-	buf   []byte // the block decompressed whole, when it is
-	err   error
+	// copyLen and copyOff are the copy tag read last (tag).
+	copyLen, copyOff int
+	buf              []byte // the block decompressed whole, when it is
+	err              error
 	// wasWhole says it was.
 	wasWhole bool
 }
@@ -120,80 +122,19 @@ func (z *snappyStream) decode() {
 		var length, offset int
 		if b := in.b; len(b) >= 5 && b[0]&3 != 0 {
 			// A copy whose tag is whole in this chunk: the common case.
-			switch t := b[0]; t & 3 {
-			case 1:
-				length, offset = 4+int(t>>2)&7, int(t&0xe0)<<3|int(b[1])
-				in.b = b[2:]
-			case 2:
-				length, offset = 1+int(t>>2), int(binary.LittleEndian.Uint16(b[1:]))
-				in.b = b[3:]
-			default:
-				length, offset = 1+int(t>>2), int(binary.LittleEndian.Uint32(b[1:]))
-				in.b = b[5:]
-			}
-			if offset <= 0 || offset > len(out) || z.done+length > z.total {
-				z.out = out
-				z.farCopy(offset, length)
-				return
-			}
-			from := len(out) - offset
-			if offset >= length {
-				out = append(out, out[from:from+length]...)
-			} else {
-				for i := range length { // overlapping: a run
-					out = append(out, out[from+i])
-				}
-			}
-			z.done += length
-			continue
-		}
-		tag, err := in.take(1)
-		if err != nil {
-			z.out, z.err = out, errSnappy
-			return
-		}
-		t := tag[0]
-		switch t & 3 {
-		case 0:
-			x := int(t >> 2)
-			if x >= 60 {
-				b, err := in.take(x - 59)
-				if err != nil {
-					z.out, z.err = out, errSnappy
-					return
-				}
-				x = 0
-				for i := len(b) - 1; i >= 0; i-- {
-					x = x<<8 | int(b[i])
-				}
-			}
-			if z.done+x+1 > z.total {
-				z.out, z.err = out, errSnappy
-				return
-			}
-			z.lit = x + 1
-			continue
-		case 1:
-			b, err := in.take(1)
+			length, offset = copyTag(b)
+			in.b = b[1+copyExtra[b[0]&3]:]
+		} else {
+			lit, err := z.tag()
 			if err != nil {
-				z.out, z.err = out, errSnappy
+				z.out, z.err = out, err
 				return
 			}
-			length, offset = 4+int(t>>2)&7, int(t&0xe0)<<3|int(b[0])
-		case 2:
-			b, err := in.take(2)
-			if err != nil {
-				z.out, z.err = out, errSnappy
-				return
+			if lit > 0 {
+				z.lit = lit
+				continue
 			}
-			length, offset = 1+int(t>>2), int(binary.LittleEndian.Uint16(b))
-		default:
-			b, err := in.take(4)
-			if err != nil {
-				z.out, z.err = out, errSnappy
-				return
-			}
-			length, offset = 1+int(t>>2), int(binary.LittleEndian.Uint32(b))
+			length, offset = z.copyLen, z.copyOff
 		}
 		if offset <= 0 || offset > len(out) || z.done+length > z.total {
 			z.out = out
@@ -211,6 +152,56 @@ func (z *snappyStream) decode() {
 		z.done += length
 	}
 	z.out = out
+}
+
+// copyExtra is the bytes after the tag of a copy, by the tag's low bits.
+var copyExtra = [4]int{0, 1, 2, 4}
+
+// copyTag decodes the copy whose tag starts b (len(b) >= 5).
+func copyTag(b []byte) (length, offset int) {
+	switch t := b[0]; t & 3 {
+	case 1:
+		return 4 + int(t>>2)&7, int(t&0xe0)<<3 | int(b[1])
+	case 2:
+		return 1 + int(t>>2), int(binary.LittleEndian.Uint16(b[1:]))
+	default:
+		return 1 + int(t>>2), int(binary.LittleEndian.Uint32(b[1:]))
+	}
+}
+
+// tag reads the next element's tag through in, for a tag that may span
+// chunks: a literal's length (lit > 0), or a copy in copyLen/copyOff.
+func (z *snappyStream) tag() (lit int, err error) {
+	t, err := z.in.ReadByte()
+	if err != nil {
+		return 0, errSnappy
+	}
+	if t&3 == 0 {
+		x := int(t >> 2)
+		if x >= 60 {
+			b, err := z.in.take(x - 59)
+			if err != nil {
+				return 0, errSnappy
+			}
+			x = 0
+			for i := len(b) - 1; i >= 0; i-- {
+				x = x<<8 | int(b[i])
+			}
+		}
+		if z.done+x+1 > z.total {
+			return 0, errSnappy
+		}
+		return x + 1, nil
+	}
+	b, err := z.in.take(copyExtra[t&3])
+	if err != nil {
+		return 0, errSnappy
+	}
+	var tb [5]byte
+	tb[0] = t
+	copy(tb[1:], b)
+	z.copyLen, z.copyOff = copyTag(tb[:])
+	return 0, nil
 }
 
 // farCopy handles a copy decode cannot do from its window: damage (an
