@@ -147,6 +147,8 @@ func (s *chunkStream) present(out []pq.Value) (int, error) {
 	return len(out), nil
 }
 
+// startValues sets up the decoding of a data page's n values (nulls
+// included) encoded in enc, vals being at their first byte.
 func (s *chunkStream) startValues(n int, enc format.Encoding) error {
 	s.n, s.enc, s.bitn = n, enc, 0
 	if n == 0 {
