@@ -41,23 +41,15 @@ func (s *byteStream) gather(n int) ([]byte, error) {
 	s.tmp = append(s.tmp[:0], s.b...)
 	s.b = nil
 	for len(s.tmp) < n {
-		if s.src == nil {
-			return nil, errShortPage
-		}
-		c, err := s.src.chunk()
-		if len(c) == 0 {
-			if err == nil || errors.Is(err, io.EOF) {
+		if err := s.refill(); err != nil {
+			if errors.Is(err, io.EOF) {
 				err = errShortPage
 			}
 			return nil, err
 		}
-		need := n - len(s.tmp)
-		if len(c) > need {
-			s.tmp = append(s.tmp, c[:need]...)
-			s.b = c[need:]
-			break
-		}
-		s.tmp = append(s.tmp, c...)
+		k := min(n-len(s.tmp), len(s.b))
+		s.tmp = append(s.tmp, s.b[:k]...)
+		s.b = s.b[k:]
 	}
 	return s.tmp, nil
 }
@@ -91,18 +83,8 @@ func (c *readerChunks) chunk() ([]byte, error) {
 
 // Read copies the next bytes to p, for decompressors that take a reader.
 func (s *byteStream) Read(p []byte) (int, error) {
-	if len(s.b) == 0 {
-		if s.src == nil {
-			return 0, io.EOF
-		}
-		c, err := s.src.chunk()
-		if len(c) == 0 {
-			if err == nil {
-				err = io.EOF
-			}
-			return 0, err
-		}
-		s.b = c
+	if err := s.refill(); err != nil {
+		return 0, err
 	}
 	n := copy(p, s.b)
 	s.b = s.b[n:]
@@ -145,18 +127,21 @@ func (p *pageBytes) finish() error {
 	return err
 }
 
-// refill makes the next chunk current once this one is used up; false at
-// the end.
-func (s *byteStream) refill() bool {
+// refill makes the next chunk current once this one is used up: io.EOF
+// at the end, or the source's error.
+func (s *byteStream) refill() error {
 	for len(s.b) == 0 {
 		if s.src == nil {
-			return false
+			return io.EOF
 		}
 		c, err := s.src.chunk()
-		if len(c) == 0 && err != nil {
-			return false
+		if len(c) == 0 {
+			if err == nil {
+				err = io.ErrNoProgress
+			}
+			return err
 		}
 		s.b = c
 	}
-	return true
+	return nil
 }

@@ -4,8 +4,6 @@ import (
 	"encoding/binary"
 	"errors"
 	"io"
-
-	"github.com/klauspost/compress/s2"
 )
 
 // snappyStream decompresses one snappy block (the raw format Parquet
@@ -25,10 +23,8 @@ type snappyStream struct {
 	out   []byte // kept output, then output not yet read
 	r     int    // next byte of out to read
 	lit   int    // bytes of a literal still to copy from in
-	// copyLen and copyOff are the copy tag read last (tag).
-	copyLen, copyOff int
-	buf              []byte // the block decompressed whole, when it is
-	err              error
+	buf   []byte // the block decompressed whole, when it is
+	err   error
 	// wasWhole says it was.
 	wasWhole bool
 }
@@ -68,10 +64,7 @@ func (z *snappyStream) decodeWhole() error {
 	if err != nil {
 		return err
 	}
-	if cap(z.buf) < z.total {
-		z.buf = make([]byte, z.total)
-	}
-	b, err := s2.Decode(z.buf[:z.total], src)
+	b, err := snappyCodec{}.Decode(z.buf, src)
 	if err != nil || len(b) != z.total {
 		return errSnappy
 	}
@@ -108,7 +101,7 @@ func (z *snappyStream) decode() {
 	limit := len(out) + snappyChunk
 	for len(out) < limit && z.done < z.total {
 		if z.lit > 0 {
-			if len(in.b) == 0 && !in.refill() {
+			if in.refill() != nil {
 				z.out, z.err = out, errSnappy
 				return
 			}
@@ -125,7 +118,7 @@ func (z *snappyStream) decode() {
 			length, offset = copyTag(b)
 			in.b = b[1+copyExtra[b[0]&3]:]
 		} else {
-			lit, err := z.tag()
+			lit, l, o, err := z.tag()
 			if err != nil {
 				z.out, z.err = out, err
 				return
@@ -134,7 +127,7 @@ func (z *snappyStream) decode() {
 				z.lit = lit
 				continue
 			}
-			length, offset = z.copyLen, z.copyOff
+			length, offset = l, o
 		}
 		if offset <= 0 || offset > len(out) || z.done+length > z.total {
 			z.out = out
@@ -170,18 +163,18 @@ func copyTag(b []byte) (length, offset int) {
 }
 
 // tag reads the next element's tag through in, for a tag that may span
-// chunks: a literal's length (lit > 0), or a copy in copyLen/copyOff.
-func (z *snappyStream) tag() (lit int, err error) {
+// chunks: a literal's length (lit > 0), or a copy.
+func (z *snappyStream) tag() (lit, length, offset int, err error) {
 	t, err := z.in.ReadByte()
 	if err != nil {
-		return 0, errSnappy
+		return 0, 0, 0, errSnappy
 	}
 	if t&3 == 0 {
 		x := int(t >> 2)
 		if x >= 60 {
 			b, err := z.in.take(x - 59)
 			if err != nil {
-				return 0, errSnappy
+				return 0, 0, 0, errSnappy
 			}
 			x = 0
 			for i := len(b) - 1; i >= 0; i-- {
@@ -189,19 +182,19 @@ func (z *snappyStream) tag() (lit int, err error) {
 			}
 		}
 		if z.done+x+1 > z.total {
-			return 0, errSnappy
+			return 0, 0, 0, errSnappy
 		}
-		return x + 1, nil
+		return x + 1, 0, 0, nil
 	}
 	b, err := z.in.take(copyExtra[t&3])
 	if err != nil {
-		return 0, errSnappy
+		return 0, 0, 0, errSnappy
 	}
 	var tb [5]byte
 	tb[0] = t
 	copy(tb[1:], b)
-	z.copyLen, z.copyOff = copyTag(tb[:])
-	return 0, nil
+	length, offset = copyTag(tb[:])
+	return 0, length, offset, nil
 }
 
 // farCopy handles a copy decode cannot do from its window: damage (an

@@ -57,13 +57,13 @@ type chunkStream struct {
 	pageAt  int64      // the page's offset in f
 	pageLen int        // and compressed size
 	snappy  snappyStream
-	// streamed counts the pages decompressed as they were read, and
-	// reread those whose back-references made them be read again whole.
-	streamed, reread int
-	gz               *gzip.Reader
-	zs               *zstd.Decoder
-	rc               readerChunks
-	scratch          []byte // bytes of the byte arrays of one ReadValues call
+	gz      *gzip.Reader
+	zs      *zstd.Decoder
+	rc      readerChunks
+	scratch []byte // bytes of the byte arrays of one ReadValues call
+	// streamed counts the pages decompressed as they were read from r
+	// (tests check that the large-page path ran).
+	streamed int
 }
 
 // streamable reports whether chunkStream can read a column chunk of a
@@ -233,7 +233,6 @@ func (s *chunkStream) wholeBlock(skip int) func() ([]byte, error) {
 		if s.cin.src == nil {
 			return s.comp[skip:], nil
 		}
-		s.reread++
 		if cap(s.comp) < s.pageLen {
 			s.comp = make([]byte, s.pageLen)
 		}
@@ -307,10 +306,7 @@ func (s *chunkStream) startV1(h *format.DataPageHeader) error {
 		if err != nil {
 			return fmt.Errorf("data page: definition levels: %w", err)
 		}
-		// lv is valid until vals is read again: keep a copy.
-		s.levBuf = append(s.levBuf[:0], lv...)
-		s.levels.reset(s.levBuf, nil)
-		s.defs.reset(&s.levels, uint(bits.Len(uint(s.maxDef))))
+		s.setLevels(lv)
 	}
 	return s.startValues(int(h.NumValues), h.Encoding)
 }
@@ -325,16 +321,22 @@ func (s *chunkStream) startV2(h *format.DataPageHeaderV2) error {
 	if err != nil {
 		return fmt.Errorf("data page v2: definition levels: %w", err)
 	}
-	s.levBuf = append(s.levBuf[:0], lv...)
+	if s.maxDef > 0 {
+		s.setLevels(lv)
+	}
 	compressed := !h.IsCompressed.Valid || h.IsCompressed.V
 	if err := s.decompress(n, compressed); err != nil {
 		return fmt.Errorf("data page v2: %w", err)
 	}
-	if s.maxDef > 0 {
-		s.levels.reset(s.levBuf, nil)
-		s.defs.reset(&s.levels, uint(bits.Len(uint(s.maxDef))))
-	}
 	return s.startValues(int(h.NumValues), h.Encoding)
+}
+
+// setLevels starts the page's definition levels on a copy of lv (RLE
+// data), which is only valid until its stream is read again.
+func (s *chunkStream) setLevels(lv []byte) {
+	s.levBuf = append(s.levBuf[:0], lv...)
+	s.levels.reset(s.levBuf, nil)
+	s.defs.reset(&s.levels, uint(bits.Len(uint(s.maxDef))))
 }
 
 // Close ends reading the chunk; the buffers stay for the next (reset).

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"io"
 	"math/rand/v2"
@@ -232,7 +233,7 @@ func streamSnappy(block []byte, piece int) (out []byte, window bool, err error) 
 		c, err := z.chunk()
 		out = append(out, c...)
 		if err != nil {
-			if err.Error() == "EOF" {
+			if errors.Is(err, io.EOF) {
 				err = nil
 			}
 			return out, !z.wasWhole, err

@@ -119,13 +119,11 @@ func (s *chunkStream) present(out []pq.Value) (int, error) {
 		return len(out), nil
 	case s.enc == format.Plain && s.kind == pq.ByteArray:
 		for j := range out {
-			b := s.vals.b
-			if len(b) >= 4 {
-				if n := int(binary.LittleEndian.Uint32(b)); n <= len(b)-4 && n <= cap(s.scratch)-len(s.scratch) {
-					at := len(s.scratch)
-					s.scratch = append(s.scratch, b[4:4+n]...)
+			// A value whole in the current chunk, as most are.
+			if b := s.vals.b; len(b) >= 4 {
+				if n := int(binary.LittleEndian.Uint32(b)); n <= len(b)-4 {
 					s.vals.b = b[4+n:]
-					out[j] = pq.ByteArrayValue(s.scratch[at:at+n:at+n]).Level(0, def, col)
+					out[j] = pq.ByteArrayValue(s.keep(b[4:4+n])).Level(0, def, col)
 					continue
 				}
 			}
@@ -269,8 +267,7 @@ func (s *chunkStream) plain() (pq.Value, error) {
 	}
 }
 
-// bytes copies the next n bytes into scratch; an earlier value's bytes
-// stay where they were (a grown scratch leaves them in the old array).
+// bytes copies the next n bytes into scratch.
 func (s *chunkStream) bytes(n int) ([]byte, error) {
 	if n < 0 || n > s.limit {
 		return nil, fmt.Errorf("a value of %d bytes in a page of %d: %w", n, s.limit, pq.ErrCorrupted)
@@ -279,13 +276,20 @@ func (s *chunkStream) bytes(n int) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
+	return s.keep(b), nil
+}
+
+// keep copies a value's bytes into scratch, where they stay until the
+// next ReadValues: an earlier value's bytes stay where they were (a
+// grown scratch leaves them in the old array).
+func (s *chunkStream) keep(b []byte) []byte {
 	at := len(s.scratch)
-	if cap(s.scratch)-at < n {
-		s.scratch = make([]byte, 0, max(2*cap(s.scratch), n, 4096))
+	if cap(s.scratch)-at < len(b) {
+		s.scratch = make([]byte, 0, max(2*cap(s.scratch), len(b), 4096))
 		at = 0
 	}
 	s.scratch = append(s.scratch, b...)
-	return s.scratch[at : at+n : at+n], nil
+	return s.scratch[at:len(s.scratch):len(s.scratch)]
 }
 
 // loadDictionary decodes a dictionary page (PLAIN values) whole: its
