@@ -3,7 +3,6 @@ package kafka
 import (
 	"encoding/base64"
 	"fmt"
-	"sync"
 	"sync/atomic"
 
 	"github.com/faucet-hq/faucet/connector"
@@ -17,120 +16,58 @@ type decoder struct {
 	skipped *atomic.Int64 // values skipped under on_decode_error: skip
 }
 
-// decode fills p.Records (and p.Failed) from msgs into mem, and
-// mem.origins with where each record came from. It runs on an engine
-// worker; the parser is the page's own. The records refer to the bytes
-// of the message values (the parser's strings are views), never to the
-// kgo.Record structs themselves, so those can go once decode returns.
-func (d decoder) decode(p *connector.Page, msgs []*kgo.Record, mem *pageMem) {
+// decode fills p.Records (and p.Failed) from the messages in mem, and
+// mem.kept with the message each record came from. It runs on an engine
+// worker; the parser is the page's own. The records' strings are views
+// into mem.data (the parser's are), so they live as long as the page.
+func (d decoder) decode(p *connector.Page, mem *pageMem) {
 	jp := &mem.jp
-	mem.size(len(msgs))
+	mem.size()
 	p.Records = mem.recs[:0]
-	for n, m := range msgs {
-		v, err := d.value(jp, m.Value)
+	for n := range mem.msgs {
+		msg := &mem.msgs[n]
+		raw := mem.bytes(msg.value)
+		v, err := d.value(jp, raw)
 		if err != nil {
 			if d.skipBad {
 				d.skipped.Add(1)
 				continue
 			}
 			p.Failed = append(p.Failed, connector.RecordError{
-				Stage: connector.StageSource, Component: "kafka", Location: where(m),
-				Raw: string(m.Value), Err: fmt.Errorf("value is not JSON (value_format json): %w", err),
+				Stage: connector.StageSource, Component: "kafka", Location: msg.where(),
+				Raw: string(raw), Err: fmt.Errorf("value is not JSON (value_format json): %w", err),
 			})
 			continue
 		}
 		i := len(p.Records)
-		p.Records = append(p.Records, record(m, v, mem.fields[i*envelopeFields:(i+1)*envelopeFields:(i+1)*envelopeFields]))
-		mem.origins = append(mem.origins, origin{topic: m.Topic, partition: m.Partition, offset: m.Offset, index: n})
-	}
-}
-
-// origin is where a decoded record came from: its message, and that
-// message's index in the page (failed and skipped messages included).
-type origin struct {
-	topic     string
-	partition int32
-	offset    int64
-	index     int
-}
-
-// locate names decoded record i for people (topic/partition@offset) and
-// gives its 1-based position in the run's stream, first being the number
-// of messages taken before the page.
-func (m *pageMem) locate(i int, first int64) (string, int64) {
-	if m == nil || i < 0 || i >= len(m.origins) {
-		return "", 0
-	}
-	o := m.origins[i]
-	return o.String(), first + int64(o.index) + 1
-}
-
-func (o origin) String() string { return fmt.Sprintf("%s/%d@%d", o.topic, o.partition, o.offset) }
-
-// envelopeFields is the number of fields of a message's record.
-const envelopeFields = 7
-
-// pageMem is the records and fields of one page (one slab each instead
-// of a field slice per message) and the parser of its values, reused
-// (memPool) once the engine has released the page.
-type pageMem struct {
-	jp      connector.JSONParser
-	recs    []connector.Record
-	fields  []connector.Field
-	origins []origin // per record
-}
-
-var memPool sync.Pool
-
-func getPageMem() *pageMem {
-	if m, ok := memPool.Get().(*pageMem); ok {
-		m.jp.Reset()
-		return m
-	}
-	return &pageMem{}
-}
-
-// size makes room for n messages.
-func (m *pageMem) size(n int) {
-	if cap(m.recs) < n {
-		m.recs = make([]connector.Record, 0, n)
-	}
-	if cap(m.fields) < n*envelopeFields {
-		m.fields = make([]connector.Field, n*envelopeFields)
-	}
-	m.fields = m.fields[:n*envelopeFields]
-	m.origins = m.origins[:0]
-}
-
-func (m *pageMem) put() {
-	if m != nil {
-		clear(m.fields) // drop the references to the page's messages
-		clear(m.recs[:cap(m.recs)])
-		clear(m.origins)
-		memPool.Put(m)
+		p.Records = append(p.Records, record(msg, mem.bytes(msg.key), v, mem.fields[i*envelopeFields:(i+1)*envelopeFields:(i+1)*envelopeFields]))
+		mem.kept = append(mem.kept, int32(n))
 	}
 }
 
 // where names a message for people: topic/partition@offset.
-func where(m *kgo.Record) string {
-	return origin{topic: m.Topic, partition: m.Partition, offset: m.Offset}.String()
+func where(topic string, partition int32, offset int64) string {
+	return fmt.Sprintf("%s/%d@%d", topic, partition, offset)
 }
+
+// envelopeFields is the number of fields of a message's record.
+const envelopeFields = 7
 
 // record is faucet-cli 1.x's message record: {key, value, topic,
 // partition, offset, timestamp (ms), headers}, in fields (envelopeFields
 // long).
-func record(m *kgo.Record, v connector.Value, fields []connector.Field) connector.Record {
-	key := connector.Null()
-	if m.Key != nil {
-		key = connector.String(string(m.Key))
+func record(msg *message, key []byte, v connector.Value, fields []connector.Field) connector.Record {
+	k := connector.Null()
+	if key != nil {
+		k = connector.String(string(key))
 	}
-	fields[0] = connector.Field{Key: "key", Value: key}
+	fields[0] = connector.Field{Key: "key", Value: k}
 	fields[1] = connector.Field{Key: "value", Value: v}
-	fields[2] = connector.Field{Key: "topic", Value: connector.String(m.Topic)}
-	fields[3] = connector.Field{Key: "partition", Value: connector.Int(int64(m.Partition))}
-	fields[4] = connector.Field{Key: "offset", Value: connector.Int(m.Offset)}
-	fields[5] = connector.Field{Key: "timestamp", Value: connector.Int(m.Timestamp.UnixMilli())}
-	fields[6] = connector.Field{Key: "headers", Value: headers(m.Headers)}
+	fields[2] = connector.Field{Key: "topic", Value: connector.String(msg.topic)}
+	fields[3] = connector.Field{Key: "partition", Value: connector.Int(int64(msg.partition))}
+	fields[4] = connector.Field{Key: "offset", Value: connector.Int(msg.offset)}
+	fields[5] = connector.Field{Key: "timestamp", Value: connector.Int(msg.timestamp)}
+	fields[6] = connector.Field{Key: "headers", Value: headers(msg.headers)}
 	return connector.Record{Fields: fields}
 }
 

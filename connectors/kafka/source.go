@@ -28,9 +28,10 @@ type Source struct {
 	log *slog.Logger
 	cl  *kgo.Client
 
-	next     positions // where each partition continues: the bookmark
-	taken    int64     // messages put in pages so far
-	lastSeen time.Time // when the last message (or the open) was
+	next     positions     // where each partition continues: the bookmark
+	taken    int64         // messages put in pages so far
+	carry    []*kgo.Record // polled, not yet in a page (batch_bytes was reached)
+	lastSeen time.Time     // when the last message (or the open) was
 	skipped  atomic.Int64
 }
 
@@ -130,8 +131,9 @@ func (s *Source) clientID() string {
 	return "faucet"
 }
 
-// Next returns the next page: up to batch_size messages, handed on a
-// second after its first message at the latest. Every page carries the
+// Next returns the next page: up to batch_size messages and batch_bytes
+// of keys and values, handed on a second after its first message at the
+// latest. Every page carries the
 // bookmark of all partitions.
 func (s *Source) Next(ctx context.Context) (*connector.Page, error) {
 	if err := ctx.Err(); err != nil {
@@ -144,29 +146,43 @@ func (s *Source) Next(ctx context.Context) (*connector.Page, error) {
 		return s.eof()
 	}
 	want := s.pageSize()
-	var msgs []*kgo.Record
+	mem := getPageMem()
+	s.carry = mem.add(s.carry, want, s.maxBytes())
 	var pageDue time.Time
-	for len(msgs) < want {
-		wait, ok := s.wait(len(msgs) > 0, pageDue)
+	if len(mem.msgs) > 0 {
+		pageDue = time.Now().Add(pageWait)
+	}
+	for len(mem.msgs) < want && len(s.carry) == 0 {
+		wait, ok := s.wait(len(mem.msgs) > 0, pageDue)
 		if !ok {
 			break
 		}
-		got, err := s.poll(ctx, wait, want-len(msgs))
+		got, err := s.poll(ctx, wait, want-len(mem.msgs))
 		if err != nil {
+			mem.put()
 			return nil, err
 		}
 		if len(got) > 0 {
-			if len(msgs) == 0 {
+			if len(mem.msgs) == 0 {
 				pageDue = time.Now().Add(pageWait)
 			}
-			msgs = append(msgs, got...)
+			s.carry = mem.add(got, want, s.maxBytes())
 			s.lastSeen = time.Now()
 		}
 	}
-	if len(msgs) == 0 {
+	if len(mem.msgs) == 0 {
+		mem.put()
 		return s.eof()
 	}
-	return s.page(msgs), nil
+	return s.page(mem), nil
+}
+
+// maxBytes is the byte limit of a page (0: none).
+func (s *Source) maxBytes() int {
+	if s.cfg.BatchSize == 0 {
+		return 0
+	}
+	return s.cfg.BatchBytes
 }
 
 // wait is how long the next poll may block; ok is false when the page
@@ -208,29 +224,24 @@ func (s *Source) poll(ctx context.Context, wait time.Duration, n int) ([]*kgo.Re
 	return fetches.Records(), nil
 }
 
-// page wraps msgs; their values are decoded on a worker. The bookmark is
-// every partition's next offset after this page.
-func (s *Source) page(msgs []*kgo.Record) *connector.Page {
-	for _, m := range msgs {
-		s.next[tp{m.Topic, m.Partition}] = m.Offset + 1
+// page wraps the messages in mem; their values are decoded on a worker.
+// The bookmark is every partition's next offset after this page.
+func (s *Source) page(mem *pageMem) *connector.Page {
+	for i := range mem.msgs {
+		m := &mem.msgs[i]
+		s.next[tp{m.topic, m.partition}] = m.offset + 1
 	}
 	first := s.taken
-	s.taken += int64(len(msgs))
+	s.taken += int64(len(mem.msgs))
 	bm := s.next.bookmark()
 	dec := s.dec
-	var mem *pageMem
 	return &connector.Page{
 		Bookmark: &bm,
 		Decode: func(p *connector.Page) error {
-			mem = getPageMem()
-			dec.decode(p, msgs, mem)
-			// The records need the values' bytes, not the messages:
-			// drop them (franz-go's record slice of each fetched batch)
-			// while the page waits for the sink.
-			msgs = nil
+			dec.decode(p, mem)
 			return nil
 		},
-		// The engine is done with the page: its records' memory is reused.
+		// The engine is done with the page: its memory is reused.
 		Release: func() { mem.put() },
 		Locate: func(i int) (string, int64) {
 			return mem.locate(i, first)

@@ -209,6 +209,7 @@ func TestSourceConfigErrors(t *testing.T) {
 		{[]any{"brokers", "k:9092", "topics", []any{"a"}, "idle_timeout", -1}, "idle_timeout: must be a positive number"},
 		{[]any{"brokers", "k:9092", "topics", []any{"a"}, "max_messages", 1, "auto_offset_reset", "smallest"}, "must be one of latest, earliest"},
 		{[]any{"brokers", "k:9092", "topics", []any{"a"}, "max_messages", 1, "fetch_max_bytes", 10}, "fetch_max_bytes: must be between 1024"},
+		{[]any{"brokers", "k:9092", "topics", []any{"a"}, "max_messages", 1, "batch_bytes", -1}, "batch_bytes: must be between 0 (no limit)"},
 		{[]any{"brokers", "k:9092", "topics", []any{"a"}, "max_messages", 1, "fetch_max_partition_bytes", 2 << 20}, "fetch_max_partition_bytes: must be between 1024 and fetch_max_bytes"},
 	} {
 		_, err := newSource(cfg(t, c.kv...))
@@ -286,6 +287,12 @@ func TestSourcePageSizes(t *testing.T) {
 		{[]any{"batch_size", 4, "max_messages", 10}, []int{4, 4, 2}},
 		{[]any{"batch_size", 0, "max_messages", 7}, []int{7}},
 		{[]any{"batch_size", 1000, "max_messages", 3}, []int{3}},
+		// Key kN and value {"id":N} are 10 bytes for N < 10, 12 for 10:
+		// pages cut by bytes, the count still applying.
+		{[]any{"batch_size", 100, "batch_bytes", 40, "max_messages", 10}, []int{4, 4, 2}},
+		{[]any{"batch_size", 3, "batch_bytes", 40, "max_messages", 10}, []int{3, 3, 3, 1}},
+		{[]any{"batch_size", 100, "batch_bytes", 1, "max_messages", 3}, []int{1, 1, 1}},
+		{[]any{"batch_size", 0, "batch_bytes", 40, "max_messages", 7}, []int{7}},
 	} {
 		src := openSource(t, k.source(t, append([]any{"topics", []any{"t"}, "auto_offset_reset", "earliest"}, c.kv...)...), nil)
 		var pages []int

@@ -1,0 +1,146 @@
+package kafka
+
+import (
+	"bytes"
+	"slices"
+	"sync"
+
+	"github.com/faucet-hq/faucet/connector"
+	"github.com/twmb/franz-go/pkg/kgo"
+)
+
+// pageMem is everything one page holds: copies of its messages (taken
+// while polling, so a page never holds on to franz-go's batches: a
+// decompressed batch of a megabyte stays alive only until its last
+// message is polled, whatever page that message lands in) and, after
+// Decode, its records and their fields (one slab each
+// instead of a field slice per message) and the parser of its values.
+// It is reused (memPool) once the engine has released the page.
+type pageMem struct {
+	msgs []message
+	data []byte // the keys and values of msgs, back to back
+
+	jp     connector.JSONParser
+	recs   []connector.Record
+	fields []connector.Field
+	kept   []int32 // per decoded record: its message's index in msgs
+}
+
+// message is what a page keeps of a fetched message.
+type message struct {
+	topic      string
+	partition  int32
+	offset     int64
+	timestamp  int64 // ms
+	key, value span  // in pageMem.data
+	headers    []kgo.RecordHeader
+}
+
+// span is a part of pageMem.data; a nil key or value (absent key,
+// tombstone) has start -1.
+type span struct{ start, end int }
+
+var memPool sync.Pool
+
+func getPageMem() *pageMem {
+	if m, ok := memPool.Get().(*pageMem); ok {
+		return m
+	}
+	return &pageMem{}
+}
+
+// add copies msgs into the page until it holds want messages or, with
+// maxBytes > 0, until the next one would take its keys and values past
+// maxBytes (a page takes its first message whatever its size), and
+// returns the messages it did not take.
+func (m *pageMem) add(msgs []*kgo.Record, want, maxBytes int) []*kgo.Record {
+	n, need := 0, 0
+	for _, r := range msgs {
+		size := len(r.Key) + len(r.Value)
+		if len(m.msgs)+n == want || maxBytes > 0 && len(m.msgs)+n > 0 && len(m.data)+need+size > maxBytes {
+			break
+		}
+		n, need = n+1, need+size
+	}
+	m.data = slices.Grow(m.data, need)
+	m.msgs = slices.Grow(m.msgs, n)
+	for _, r := range msgs[:n] {
+		msg := message{
+			topic: r.Topic, partition: r.Partition, offset: r.Offset,
+			timestamp: r.Timestamp.UnixMilli(),
+			key:       m.keep(r.Key), value: m.keep(r.Value),
+		}
+		if len(r.Headers) > 0 {
+			// The header slice is the message's own; its values point
+			// into the batch buffer.
+			for i := range r.Headers {
+				r.Headers[i].Value = bytes.Clone(r.Headers[i].Value)
+			}
+			msg.headers = r.Headers
+		}
+		m.msgs = append(m.msgs, msg)
+	}
+	if n == len(msgs) {
+		return nil
+	}
+	return msgs[n:]
+}
+
+// keep appends b to data.
+func (m *pageMem) keep(b []byte) span {
+	if b == nil {
+		return span{-1, -1}
+	}
+	s := span{start: len(m.data)}
+	m.data = append(m.data, b...)
+	s.end = len(m.data)
+	return s
+}
+
+// bytes is the part of data s covers (nil for a nil key or value).
+func (m *pageMem) bytes(s span) []byte {
+	if s.start < 0 {
+		return nil
+	}
+	return m.data[s.start:s.end:s.end]
+}
+
+// size makes room for the records of every message.
+func (m *pageMem) size() {
+	n := len(m.msgs)
+	if cap(m.recs) < n {
+		m.recs = make([]connector.Record, 0, n)
+	}
+	if cap(m.fields) < n*envelopeFields {
+		m.fields = make([]connector.Field, n*envelopeFields)
+	}
+	m.fields = m.fields[:n*envelopeFields]
+	m.kept = m.kept[:0]
+}
+
+// put empties the page's memory and pools it.
+func (m *pageMem) put() {
+	if m == nil {
+		return
+	}
+	m.jp.Reset()
+	clear(m.fields) // drop the references into data and the parser
+	clear(m.recs[:cap(m.recs)])
+	clear(m.msgs) // drop the topics and headers
+	m.msgs, m.data, m.kept = m.msgs[:0], m.data[:0], m.kept[:0]
+	memPool.Put(m)
+}
+
+// locate names decoded record i for people (topic/partition@offset) and
+// gives its 1-based position in the run's stream, first being the number
+// of messages taken before the page.
+func (m *pageMem) locate(i int, first int64) (string, int64) {
+	if m == nil || i < 0 || i >= len(m.kept) {
+		return "", 0
+	}
+	j := m.kept[i]
+	return m.msgs[j].where(), first + int64(j) + 1
+}
+
+// where names a message for people: topic/partition@offset.
+func (msg *message) where() string { return where(msg.topic, msg.partition, msg.offset) }
