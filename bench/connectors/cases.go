@@ -198,7 +198,7 @@ pipeline:
 // run (so runs do not pile up messages).
 func (b *bench) jsonlKafka() *result {
 	const name = "faucet-jsonl-kafka"
-	what := fmt.Sprintf("faucet run: jsonl file -> kafka (kfake, %d partitions), default config (acks all, idempotent)", kafkaPartitions)
+	what := fmt.Sprintf("faucet run: jsonl file -> kafka (kfake, %d partitions%s), default config (acks all, idempotent)", kafkaPartitions, rttNote())
 	cfg := b.o(name + ".yaml")
 	prepare := func() error {
 		b.kafka.close()
@@ -234,7 +234,7 @@ pipeline:
 // kafkaJSONL consumes a topic preloaded with the file's lines.
 func (b *bench) kafkaJSONL() *result {
 	const name = "faucet-kafka-jsonl"
-	what := fmt.Sprintf("faucet run: kafka (kfake, %d partitions, preloaded) -> jsonl file, earliest, max_messages = rows", kafkaPartitions)
+	what := fmt.Sprintf("faucet run: kafka (kfake, %d partitions%s, preloaded) -> jsonl file, earliest, max_messages = rows", kafkaPartitions, rttNote())
 	r := &result{name: name, what: what}
 	out := b.o(name + ".jsonl")
 	k, err := startKafka()

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"fmt"
+	"net"
 	"os"
 	"strings"
 	"sync"
@@ -30,7 +31,21 @@ type fakeKafka struct {
 }
 
 func startKafka() (*fakeKafka, error) {
-	c, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.SeedTopics(kafkaPartitions, kafkaTopic))
+	opts := []kfake.Opt{kfake.NumBrokers(1), kfake.SeedTopics(kafkaPartitions, kafkaTopic)}
+	rtt, err := kafkaRTT()
+	if err != nil {
+		return nil, fmt.Errorf("BENCH_KAFKA_RTT: %w", err)
+	}
+	if rtt > 0 {
+		opts = append(opts, kfake.ListenFn(func(network, addr string) (net.Listener, error) {
+			l, err := net.Listen(network, addr)
+			if err != nil {
+				return nil, err
+			}
+			return delayListener{l, rtt}, nil
+		}))
+	}
+	c, err := kfake.NewCluster(opts...)
 	if err != nil {
 		return nil, err
 	}

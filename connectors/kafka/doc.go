@@ -74,9 +74,16 @@
 // MiB, and a producer buffer of 50,000 messages with no byte limit. The
 // source asks for fetches of at most fetch_max_bytes (default 1 MiB) and
 // fetch_max_partition_bytes per partition (default 256 KiB; a broker
-// still returns at least one batch, so a larger batch arrives whole), and
-// reuses a page's records, fields and JSON parser once the engine has
-// released the page. The sink bounds the producer's buffer by
+// still returns at least one batch, so a larger batch arrives whole).
+// franz-go decompresses and decodes a whole fetch at once, so for
+// compressed JSON it holds several times fetch_max_bytes until the fetch
+// is polled. A page copies the keys, values and header values of its
+// messages while they are polled (pagemem.go), so no page keeps a
+// fetched batch alive, and it is cut at batch_size messages or
+// batch_bytes (default 1 MiB) of keys and values, whichever comes
+// first: the engine's pages in flight stay bounded when messages are
+// large. A page's copies, records, fields and JSON parser are reused once
+// the engine has released it. The sink bounds the producer's buffer by
 // max_buffered_bytes (default 1 MiB, at least batch_max_bytes, Kafka's
 // 1,000,012 by default) and max_buffered_records (default 10,000): Write
 // waits while it is full. A page's messages and their JSON values are cut
@@ -84,6 +91,14 @@
 // acknowledged. Client metrics (KIP-714), which franz-go sends by default
 // and compresses with buffers of several MiB, are off unless
 // client_metrics is set.
+//
+// What is in flight is also what a high-latency link needs: franz-go
+// sends the next fetch only once the buffered one is polled, and the
+// producer's buffer holds every message until it is acknowledged, so a
+// consumer moves at most about fetch_max_bytes and a producer
+// max_buffered_bytes per round trip. bench/connectors measures both at a
+// 20 ms round trip (BENCH_KAFKA_RTT): halving them halves throughput
+// there. The defaults keep the throughput; the README has the figures.
 //
 // # Sink: effectively-once
 //
