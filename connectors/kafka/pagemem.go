@@ -13,9 +13,9 @@ import (
 // while polling, so a page never holds on to franz-go's batches: a
 // decompressed batch of a megabyte stays alive only until its last
 // message is polled, whatever page that message lands in) and, after
-// Decode, its records and their fields (one slab each
-// instead of a field slice per message) and the parser of its values.
-// It is reused (memPool) once the engine has released the page.
+// Decode, its records and their fields (one slab each instead of a field
+// slice per message) and the parser of its values. It is reused
+// (memPool) once the engine has released the page.
 type pageMem struct {
 	msgs []message
 	data []byte // the keys and values of msgs, back to back
