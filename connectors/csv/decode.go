@@ -8,10 +8,10 @@ import (
 	"math/bits"
 	"strconv"
 	"strings"
-	"sync"
 	"unsafe"
 
 	"github.com/faucet-hq/faucet/connector"
+	"github.com/faucet-hq/faucet/internal/recycle"
 )
 
 // fileInfo is what decoding a page needs to know about its file. It is
@@ -187,11 +187,11 @@ type pageMem struct {
 	sp      []span
 }
 
-var memPool sync.Pool
+var memPool = recycle.List[*pageMem]{Max: recycle.PagesInFlight}
 
 func getPageMem(records, width int) *pageMem {
-	m, _ := memPool.Get().(*pageMem)
-	if m == nil {
+	m, ok := memPool.Get()
+	if !ok {
 		m = &pageMem{}
 	}
 	if cap(m.slab) < records*width {

@@ -8,10 +8,10 @@ import (
 	"io"
 	"strconv"
 	"strings"
-	"sync"
 
 	"github.com/faucet-hq/faucet/connector"
 	"github.com/faucet-hq/faucet/connectors/internal/fileio"
+	"github.com/faucet-hq/faucet/internal/recycle"
 )
 
 // SourceConfig is the `config:` of a jsonl source.
@@ -332,10 +332,10 @@ type pageMem struct {
 	rowOff  []int32
 }
 
-var memPool sync.Pool
+var memPool = recycle.List[*pageMem]{Max: recycle.PagesInFlight}
 
 func getPageMem() *pageMem {
-	if m, ok := memPool.Get().(*pageMem); ok {
+	if m, ok := memPool.Get(); ok {
 		m.jp.Reset()
 		return m
 	}

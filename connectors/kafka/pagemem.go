@@ -3,9 +3,9 @@ package kafka
 import (
 	"bytes"
 	"slices"
-	"sync"
 
 	"github.com/faucet-hq/faucet/connector"
+	"github.com/faucet-hq/faucet/internal/recycle"
 	"github.com/twmb/franz-go/pkg/kgo"
 )
 
@@ -40,10 +40,12 @@ type message struct {
 // tombstone) has start -1.
 type span struct{ start, end int }
 
-var memPool sync.Pool
+// memPool keeps released pages' memory for the next page (the engine's
+// writer releases pages, the source's reader takes them).
+var memPool = recycle.List[*pageMem]{Max: recycle.PagesInFlight}
 
 func getPageMem() *pageMem {
-	if m, ok := memPool.Get().(*pageMem); ok {
+	if m, ok := memPool.Get(); ok {
 		return m
 	}
 	return &pageMem{}

@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 
 	"github.com/faucet-hq/faucet/connector"
+	"github.com/faucet-hq/faucet/internal/recycle"
 	"github.com/twmb/franz-go/pkg/kgo"
 )
 
@@ -163,7 +164,9 @@ type sentPage struct {
 	promise func(*kgo.Record, error) // done, bound once
 }
 
-var sentPool sync.Pool
+// sentPool keeps released pages for the next Write (the producer's
+// goroutines release them, the engine's writer takes them).
+var sentPool = recycle.List[*sentPage]{Max: 16}
 
 func (sp *sentPage) done(m *kgo.Record, err error) {
 	if err != nil {
@@ -180,8 +183,8 @@ func (sp *sentPage) done(m *kgo.Record, err error) {
 
 // messages builds the messages of a page's records into a sentPage.
 func (s *Sink) messages(p *connector.Page) (*sentPage, error) {
-	sp, _ := sentPool.Get().(*sentPage)
-	if sp == nil {
+	sp, ok := sentPool.Get()
+	if !ok {
 		sp = &sentPage{}
 		sp.promise = sp.done
 	}

@@ -8,13 +8,13 @@ import (
 	"io"
 	"os"
 	"strings"
-	"sync"
 
 	pq "github.com/parquet-go/parquet-go"
 
 	"github.com/faucet-hq/faucet/connector"
 	"github.com/faucet-hq/faucet/connectors/internal/fileio"
 	"github.com/faucet-hq/faucet/connectors/internal/keyshard"
+	"github.com/faucet-hq/faucet/internal/recycle"
 )
 
 // SourceConfig is the `config:` of a parquet source.
@@ -400,12 +400,12 @@ type pageMem struct {
 	arena  arena
 }
 
-var memPool sync.Pool
+var memPool = recycle.List[*pageMem]{Max: recycle.PagesInFlight}
 
 // getPageMem returns the memory for n rows of nf top-level fields.
 func getPageMem(n, nf int) *pageMem {
-	m, _ := memPool.Get().(*pageMem)
-	if m == nil {
+	m, ok := memPool.Get()
+	if !ok {
 		m = &pageMem{}
 	}
 	if cap(m.recs) < n {

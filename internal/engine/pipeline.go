@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/faucet-hq/faucet/connector"
+	"github.com/faucet-hq/faucet/internal/recycle"
 )
 
 // work is one page on its way from the reader to the writer.
@@ -53,8 +54,8 @@ type stages struct {
 	tokens  chan struct{} // bounds the pages in flight
 	out     chan *work
 	wg      sync.WaitGroup
-	bufs    sync.Pool
-	kept    sync.Pool // *[]int32 for work.kept
+	bufs    recycle.List[[]byte]  // encoded pages' buffers: workers take, the writer gives back
+	kept    recycle.List[[]int32] // for work.kept
 }
 
 func startStages(ctx context.Context, row Row, encoder connector.PageEncoder) *stages {
@@ -65,6 +66,8 @@ func startStages(ctx context.Context, row Row, encoder connector.PageEncoder) *s
 		gate:    newEncodeGate(),
 		tokens:  make(chan struct{}, inflight),
 		out:     make(chan *work, inflight),
+		bufs:    recycle.List[[]byte]{Max: inflight},
+		kept:    recycle.List[[]int32]{Max: inflight},
 	}
 	jobs := make(chan *work, row.Workers)
 	s.wg.Add(1 + row.Workers)
@@ -84,13 +87,11 @@ func startStages(ctx context.Context, row Row, encoder connector.PageEncoder) *s
 func (s *stages) release(w *work) {
 	w.page.Done()
 	if w.encoded != nil {
-		buf := w.encoded[:0]
-		s.bufs.Put(&buf)
+		s.bufs.Put(w.encoded[:0])
 		w.encoded = nil
 	}
 	if w.kept != nil {
-		k := w.kept[:0]
-		s.kept.Put(&k)
+		s.kept.Put(w.kept[:0])
 		w.kept = nil
 	}
 	<-s.tokens
@@ -175,11 +176,7 @@ func (s *stages) prepare(w *work) {
 	if s.encoder == nil {
 		return
 	}
-	bp, _ := s.bufs.Get().(*[]byte)
-	var buf []byte
-	if bp != nil {
-		buf = *bp
-	}
+	buf, _ := s.bufs.Get()
 	s.gate.enter(p.Seq)
 	buf, err := s.encoder.EncodePage(p, buf)
 	s.gate.leave(p.Seq, len(p.Records) > 0)
@@ -236,10 +233,8 @@ func (s *stages) transform(w *work) {
 			kept = append(kept, *r)
 		} else if w.kept == nil {
 			// The first removed record: from here on positions shift.
-			var k []int32
-			if kp, ok := s.kept.Get().(*[]int32); ok {
-				k = (*kp)[:0]
-			} else {
+			k, ok := s.kept.Get()
+			if !ok {
 				k = make([]int32, 0, len(recs)) // non-nil: nil means "none removed"
 			}
 			for j := range kept {

@@ -1,8 +1,9 @@
 package fileio
 
 import (
-	"sync"
 	"sync/atomic"
+
+	"github.com/faucet-hq/faucet/internal/recycle"
 )
 
 // ReadSize is the size of the read buffers file sources cut pages from.
@@ -19,12 +20,14 @@ type Buffer struct {
 	refs atomic.Int32
 }
 
-var bufferPool sync.Pool
+// bufferPool keeps released standard-size buffers: a source's reader
+// takes them, the engine's writer releases the pages that held them.
+var bufferPool = recycle.List[*Buffer]{Max: recycle.PagesInFlight}
 
 // GetBuffer returns a buffer of at least size bytes holding one reference.
 func GetBuffer(size int) *Buffer {
 	if size <= ReadSize {
-		if b, ok := bufferPool.Get().(*Buffer); ok {
+		if b, ok := bufferPool.Get(); ok {
 			b.refs.Store(1)
 			return b
 		}
