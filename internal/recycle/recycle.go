@@ -7,7 +7,9 @@
 // processor never sees, so the reader keeps making new buffers while
 // released ones wait; and every garbage collection empties the pool, so
 // they are made again after each cycle. A List keeps up to its bound of
-// items for whoever asks next, across collections.
+// items for whoever asks next, across collections. The price: what it
+// holds stays until it is taken, so a process keeps the largest pages
+// it made (at most Max of each kind) until it reuses them or exits.
 package recycle
 
 import (
