@@ -264,8 +264,9 @@ func streamBounded(t *testing.T, f *Factory, newSrc func(*testing.T, connector.C
 	if growth > limit {
 		t.Errorf("heap grew by %d MiB while streaming %d records (limit %d MiB)", growth>>20, n, limit>>20)
 	}
-	// Under -race sync.Pool drops a share of what is put back on purpose,
-	// so recycling cannot be judged there.
+	// Under -race sync.Pool (still used by libraries underneath the
+	// connectors, compressors among them) drops a share of what is put
+	// back on purpose, so recycling cannot be judged there.
 	if f.MaxAllocPerRecord > 0 && !raceEnabled && perRecord > f.MaxAllocPerRecord {
 		t.Errorf("allocated %0.1f bytes per record while streaming %d records (limit %0.1f): buffers or record memory are not recycled", perRecord, n, f.MaxAllocPerRecord)
 	}

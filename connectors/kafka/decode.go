@@ -4,6 +4,7 @@ import (
 	"encoding/base64"
 	"fmt"
 	"sync/atomic"
+	"unsafe"
 
 	"github.com/faucet-hq/faucet/connector"
 	"github.com/twmb/franz-go/pkg/kgo"
@@ -59,7 +60,7 @@ const envelopeFields = 7
 func record(msg *message, key []byte, v connector.Value, fields []connector.Field) connector.Record {
 	k := connector.Null()
 	if key != nil {
-		k = connector.String(string(key))
+		k = connector.String(view(key))
 	}
 	fields[0] = connector.Field{Key: "key", Value: k}
 	fields[1] = connector.Field{Key: "value", Value: v}
@@ -71,6 +72,10 @@ func record(msg *message, key []byte, v connector.Value, fields []connector.Fiel
 	return connector.Record{Fields: fields}
 }
 
+// view is b as a string without a copy: every byte a record refers to is
+// the page's own (pageMem), valid until the engine releases the page.
+func view(b []byte) string { return unsafe.String(unsafe.SliceData(b), len(b)) }
+
 // value decodes a message value; a null value (a tombstone) is null.
 func (d decoder) value(jp *connector.JSONParser, data []byte) (connector.Value, error) {
 	if data == nil {
@@ -80,7 +85,7 @@ func (d decoder) value(jp *connector.JSONParser, data []byte) (connector.Value, 
 	case "bytes":
 		return connector.String(base64.StdEncoding.EncodeToString(data)), nil
 	case "string":
-		return connector.String(string(data)), nil
+		return connector.String(view(data)), nil
 	}
 	return jp.Parse(data)
 }
@@ -93,7 +98,7 @@ func headers(hs []kgo.RecordHeader) connector.Value {
 	}
 	r := connector.NewRecord(len(hs))
 	for _, h := range hs {
-		v := connector.String(string(h.Value))
+		v := connector.String(view(h.Value))
 		old, ok := r.Get(h.Key)
 		switch {
 		case !ok:

@@ -74,7 +74,8 @@ func (m *pageMem) add(msgs []*kgo.Record, want, maxBytes int) []*kgo.Record {
 		}
 		if len(r.Headers) > 0 {
 			// The header slice is the message's own; its values point
-			// into the batch buffer.
+			// into the batch buffer: they are copied, and records view
+			// the copies.
 			for i := range r.Headers {
 				r.Headers[i].Value = bytes.Clone(r.Headers[i].Value)
 			}

@@ -165,7 +165,9 @@ type sentPage struct {
 }
 
 // sentPool keeps released pages for the next Write (the producer's
-// goroutines release them, the engine's writer takes them).
+// goroutines release them, the engine's writer takes them). The
+// producer's buffer holds max_buffered_records, ten pages of 1,000 by
+// default, and a page waits for its last acknowledgement: 16 covers it.
 var sentPool = recycle.List[*sentPage]{Max: 16}
 
 func (sp *sentPage) done(m *kgo.Record, err error) {

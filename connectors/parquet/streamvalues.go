@@ -181,19 +181,10 @@ func (s *chunkStream) startValues(n int, enc format.Encoding) error {
 	return nil
 }
 
-// value decodes the next non-null value of the page.
+// value decodes the next non-null value of a page whose values present
+// does not decode itself: RLE booleans or PLAIN values.
 func (s *chunkStream) value() (pq.Value, error) {
-	switch s.enc {
-	case format.PlainDictionary, format.RLEDictionary:
-		i, err := s.idx.next()
-		if err != nil {
-			return pq.Value{}, fmt.Errorf("dictionary indexes: %w", err)
-		}
-		if int(i) >= len(s.dict) {
-			return pq.Value{}, fmt.Errorf("dictionary index %d of %d: %w", i, len(s.dict), pq.ErrCorrupted)
-		}
-		return s.dict[i], nil
-	case format.RLE:
+	if s.enc == format.RLE {
 		b, err := s.idx.next()
 		if err != nil {
 			return pq.Value{}, fmt.Errorf("booleans: %w", err)
