@@ -87,8 +87,10 @@
 // max_buffered_bytes (default 1 MiB, at least batch_max_bytes, Kafka's
 // 1,000,012 by default) and max_buffered_records (default 10,000): Write
 // waits while it is full. A page's messages and their JSON values are cut
-// from one slab and one buffer, reused once every message of the page is
-// acknowledged. Client metrics (KIP-714), which franz-go sends by default
+// from one slab and one buffer per part of 256 messages, reused once every
+// message of the part is acknowledged, so the sink's memory follows the
+// producer's buffer instead of whole pages waiting for their slowest
+// partition. Client metrics (KIP-714), which franz-go sends by default
 // and compresses with buffers of several MiB, are off unless
 // client_metrics is set.
 //

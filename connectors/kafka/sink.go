@@ -30,6 +30,8 @@ type Sink struct {
 	mu     sync.Mutex
 	failed error // the first message the brokers did not take
 
+	parts []*sentPage // Write's parts of the page being written
+
 	// tx is the transactional producer of delivery: exactly_once, made
 	// on first use for txScope (eo.go).
 	tx      *kgo.Client
@@ -137,25 +139,45 @@ func (s *Sink) Write(ctx context.Context, p *connector.Page) error {
 	if err := s.err(); err != nil {
 		return err
 	}
-	sent, err := s.messages(p)
-	if err != nil {
-		return err
+	// Every record becomes a message before the first is produced.
+	parts := s.parts[:0]
+	for lo := 0; lo < len(p.Records); lo += sentPart {
+		sent, err := s.messages(p, lo, min(lo+sentPart, len(p.Records)))
+		if err != nil {
+			for _, sp := range parts {
+				sp.release()
+			}
+			return err
+		}
+		parts = append(parts, sent)
 	}
-	sent.s, sent.seq = s, p.Seq
-	sent.pending.Store(int64(len(sent.msgs)))
-	for _, m := range sent.msgs {
-		s.cl.Produce(ctx, m, sent.promise)
+	clear(parts[len(parts):cap(parts)]) // no stale parts kept
+	s.parts = parts
+	for _, sent := range parts {
+		sent.s = s
+		sent.pending.Store(int64(len(sent.msgs)))
+		for _, m := range sent.msgs {
+			s.cl.Produce(ctx, m, sent.promise)
+		}
 	}
 	return ctx.Err()
 }
 
-// sentPage is the messages of one page: their records and values live
-// in one slab and one buffer, reused (sentPool) once the producer has
-// settled every message of the page, and its done is every message's
+// sentPart is how many messages of a page share one sentPage: the memory
+// of a part is reused once its last message is settled, so what the sink
+// holds follows what the producer holds (max_buffered_bytes) rather than
+// whole pages waiting for their slowest partition.
+const sentPart = 256
+
+// sentPage is the messages of a part of one page (up to sentPart
+// records; a whole page under exactly_once): their records and values
+// live in one slab and one buffer, reused (sentPool) once the producer
+// has settled every message of the part, and its done is every message's
 // promise, so a page costs no allocation per message once warm.
 type sentPage struct {
 	s       *Sink
 	seq     uint64
+	first   int // the page's index of msgs[0]
 	slab    []kgo.Record
 	msgs    []*kgo.Record
 	ends    []int
@@ -164,50 +186,60 @@ type sentPage struct {
 	promise func(*kgo.Record, error) // done, bound once
 }
 
-// sentPool keeps released pages for the next Write (the producer's
-// goroutines release them, the engine's writer takes them). The
-// producer's buffer holds max_buffered_records, ten pages of 1,000 by
-// default, and a page waits for its last acknowledgement: 16 covers it.
-var sentPool = recycle.List[*sentPage]{Max: 16}
+// sentPool keeps released parts for the next Write (the producer's
+// goroutines release them, the engine's writer takes them). The producer
+// holds max_buffered_bytes (1 MiB: some 4,000 messages of 250 bytes) or
+// max_buffered_records; a part waits for its last acknowledgement. The
+// bound only caps what stays pooled after a burst.
+var sentPool = recycle.List[*sentPage]{Max: 64}
 
 func (sp *sentPage) done(m *kgo.Record, err error) {
 	if err != nil {
 		i := slices.Index(sp.msgs, m) // failures only: no per-message index kept
-		sp.s.fail(fmt.Errorf("kafka: record %d of page %d to topic %q: %w", i+1, sp.seq, m.Topic, err))
+		sp.s.fail(fmt.Errorf("kafka: record %d of page %d to topic %q: %w", sp.first+i+1, sp.seq, m.Topic, err))
 	}
 	if sp.pending.Add(-1) == 0 {
 		// The producer is done with every message: reuse the memory.
-		clear(sp.slab)
-		sp.s = nil
-		sentPool.Put(sp)
+		sp.release()
 	}
 }
 
-// messages builds the messages of a page's records into a sentPage.
-func (s *Sink) messages(p *connector.Page) (*sentPage, error) {
+// release clears the part and pools it.
+func (sp *sentPage) release() {
+	clear(sp.slab)
+	sp.s = nil
+	sentPool.Put(sp)
+}
+
+// messages builds the messages of the page's records lo..hi-1 into a
+// sentPage.
+func (s *Sink) messages(p *connector.Page, lo, hi int) (*sentPage, error) {
 	sp, ok := sentPool.Get()
 	if !ok {
 		sp = &sentPage{}
 		sp.promise = sp.done
 	}
-	n := len(p.Records)
+	recs := p.Records[lo:hi]
+	n := len(recs)
 	if cap(sp.slab) < n {
 		sp.slab, sp.msgs, sp.ends = make([]kgo.Record, n), make([]*kgo.Record, n), make([]int, n)
 	}
 	sp.slab, sp.msgs, sp.ends = sp.slab[:n], sp.msgs[:n], sp.ends[:n]
+	sp.seq, sp.first = p.Seq, lo
 	buf := sp.buf[:0]
-	for i := range p.Records {
-		buf = connector.AppendRecordJSON(buf, p.Records[i])
+	for i := range recs {
+		buf = connector.AppendRecordJSON(buf, recs[i])
 		sp.ends[i] = len(buf)
 	}
 	sp.buf = buf
 	start := 0
-	for i := range p.Records {
+	for i := range recs {
 		m := &sp.slab[i]
 		m.Topic, m.Value = s.cfg.Topic.Name, buf[start:sp.ends[i]:sp.ends[i]]
 		start = sp.ends[i]
-		if err := s.route(&p.Records[i], m); err != nil {
-			return nil, fmt.Errorf("kafka: record %d of page %d: %w", i+1, p.Seq, err)
+		if err := s.route(&recs[i], m); err != nil {
+			sp.release()
+			return nil, fmt.Errorf("kafka: record %d of page %d: %w", lo+i+1, p.Seq, err)
 		}
 		sp.msgs[i] = m
 	}

@@ -148,6 +148,31 @@ func TestSinkBadRecordsFailThePageBeforeProducing(t *testing.T) {
 	}
 }
 
+// A page longer than a sentPart is built part by part: a bad record in
+// a later part still fails the whole page before any part is produced,
+// and is named by its place in the page.
+func TestSinkBadRecordInALaterPartFailsThePage(t *testing.T) {
+	k := newCluster(t, 1, "out")
+	s := newTestSink(t, cfg(t, "brokers", k.brokers, "topic", fixed("out"), "partition_path", "$.p"))
+	bad := 2*sentPart + 3 // 0-based
+	page := &connector.Page{Seq: 6}
+	for i := range 2*sentPart + 10 {
+		if i == bad {
+			page.Records = append(page.Records, rec(`{"p":"x"}`))
+			continue
+		}
+		page.Records = append(page.Records, rec(`{"p":0}`))
+	}
+	err := connectortest.WritePages(t.Context(), s, page)
+	want := fmt.Sprintf("kafka: record %d of page 6: partition_path $.p", bad+1)
+	if err == nil || !strings.Contains(err.Error(), want) {
+		t.Fatalf("err = %v, want %q", err, want)
+	}
+	if n := highWater(t, k, "out"); n != 0 {
+		t.Fatalf("a page that failed produced %d messages", n)
+	}
+}
+
 func TestSinkDeliveryFailureFailsFlush(t *testing.T) {
 	k := newCluster(t, 1, "out")
 	s := newTestSink(t, cfg(t, "brokers", k.brokers, "topic", fixed("out"), "partition_path", "$.p", "message_timeout", 5))
@@ -161,6 +186,23 @@ func TestSinkDeliveryFailureFailsFlush(t *testing.T) {
 	err := s.Flush(t.Context())
 	if err == nil || !strings.Contains(err.Error(), `kafka: record 2 of page 4 to topic "out"`) {
 		t.Fatalf("Flush: %v, want the failed record named", err)
+	}
+	// In a later part of a long page, the record keeps its page position.
+	s2 := newTestSink(t, cfg(t, "brokers", k.brokers, "topic", fixed("out"), "partition_path", "$.p", "message_timeout", 5))
+	if err := s2.Open(t.Context(), connector.SinkOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	defer s2.Close()
+	long := &connector.Page{Seq: 9}
+	for i := range sentPart + 20 {
+		long.Records = append(long.Records, rec(fmt.Sprintf(`{"p":%d}`, map[bool]int{true: 7}[i == sentPart+5])))
+	}
+	if err := s2.Write(t.Context(), long); err != nil {
+		t.Fatal(err)
+	}
+	want := fmt.Sprintf(`kafka: record %d of page 9 to topic "out"`, sentPart+6)
+	if err := s2.Flush(t.Context()); err == nil || !strings.Contains(err.Error(), want) {
+		t.Fatalf("Flush: %v, want %q", err, want)
 	}
 	// The failure sticks: the run must fail, not save a bookmark later.
 	if err := s.Write(t.Context(), &connector.Page{Records: []connector.Record{rec(`{"p":0}`)}}); err == nil {
@@ -230,7 +272,9 @@ func TestSinkSmallBuffersKeepEveryMessage(t *testing.T) {
 	k := newCluster(t, 1, "even", "odd")
 	s := newTestSink(t, cfg(t, "brokers", k.brokers, "topic", map[string]any{"type": "from_path", "path": "$.t"},
 		"batch_max_bytes", 2048, "max_buffered_bytes", 2048, "max_buffered_records", 7, "linger", 0))
-	const pages, per = 20, 50
+	// Pages longer than a sentPart: a page's parts are settled, and
+	// reused, one by one.
+	const pages, per = 8, sentPart + sentPart/2
 	var list []*connector.Page
 	var texts [][]byte // the JSON the records' strings point into
 	for p := range pages {
