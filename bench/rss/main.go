@@ -4,7 +4,9 @@
 // command under ptrace, stops it as it exits (PTRACE_EVENT_EXIT, when its
 // memory is still mapped), and reports its peak RSS, its anonymous and
 // file-backed memory, and, for the executable's own mapping, how much of
-// each ELF section is resident, read from /proc/PID/pagemap. For a Go
+// each ELF section is resident, read from /proc/PID/pagemap, with the
+// function tables (.gopclntab) split by table, which tells stack walks
+// (pc-value tables) from symbolization (function names). For a Go
 // binary with a symbol table it also counts the 64 KiB windows that hold
 // package initialization functions: the kernel maps up to 64 KiB of page
 // cache around each page a process touches (fault-around), and every

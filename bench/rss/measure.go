@@ -24,6 +24,7 @@ const (
 type report struct {
 	hwm, anon, file int64 // KiB, from /proc/PID/status
 	sections        []section
+	pcln            []section        // .gopclntab by table
 	otherFiles      map[string]int64 // resident bytes of other file mappings
 	initWindows     int              // 64 KiB windows holding init functions
 	initResident    int              // of them with a resident page
@@ -89,6 +90,9 @@ func measure(pid int, exe string) (*report, error) {
 			}
 		}
 		r.sections = append(r.sections, sec)
+		if s.Name == ".gopclntab" {
+			r.pcln = pclnParts(s, present)
+		}
 	}
 	syms, err := ef.Symbols()
 	if err != nil {
@@ -208,6 +212,12 @@ func (r *report) print(w io.Writer, top int) {
 		fmt.Fprintf(w, "  %-16s %7.1f MiB, resident %6.1f MiB\n", s.name, mib(s.size), mib(s.resident))
 	}
 	fmt.Fprintf(w, "  %-16s %7s      resident %6.1f MiB\n", "total", "", mib(exe))
+	if len(r.pcln) > 0 {
+		fmt.Fprintln(w, "\n.gopclntab by table:")
+		for _, s := range r.pcln {
+			fmt.Fprintf(w, "  %-18s %5.1f MiB, resident %6.1f MiB\n", s.name, mib(s.size), mib(s.resident))
+		}
+	}
 	if len(r.otherFiles) > 0 {
 		fmt.Fprintln(w, "\nother mapped files:")
 		for _, name := range sortedKeys(r.otherFiles) {
