@@ -7,7 +7,6 @@ import (
 	"unsafe"
 
 	"github.com/faucet-hq/faucet/connector"
-	"github.com/twmb/franz-go/pkg/kgo"
 )
 
 // decoder turns messages into records (value_format, on_decode_error).
@@ -41,7 +40,7 @@ func (d decoder) decode(p *connector.Page, mem *pageMem) {
 			continue
 		}
 		i := len(p.Records)
-		p.Records = append(p.Records, record(msg, mem.bytes(msg.key), v, mem.fields[i*envelopeFields:(i+1)*envelopeFields:(i+1)*envelopeFields]))
+		p.Records = append(p.Records, mem.record(i, msg, v))
 		mem.kept = append(mem.kept, int32(n))
 	}
 }
@@ -55,11 +54,12 @@ func where(topic string, partition int32, offset int64) string {
 const envelopeFields = 7
 
 // record is faucet-cli 1.x's message record: {key, value, topic,
-// partition, offset, timestamp (ms), headers}, in fields (envelopeFields
-// long).
-func record(msg *message, key []byte, v connector.Value, fields []connector.Field) connector.Record {
+// partition, offset, timestamp (ms), headers} of msg, with its decoded
+// value v, in the fields of the page's i-th record.
+func (m *pageMem) record(i int, msg *message, v connector.Value) connector.Record {
+	fields := m.fields[i*envelopeFields : (i+1)*envelopeFields : (i+1)*envelopeFields]
 	k := connector.Null()
-	if key != nil {
+	if key := m.bytes(msg.key); key != nil {
 		k = connector.String(view(key))
 	}
 	fields[0] = connector.Field{Key: "key", Value: k}
@@ -68,7 +68,7 @@ func record(msg *message, key []byte, v connector.Value, fields []connector.Fiel
 	fields[3] = connector.Field{Key: "partition", Value: connector.Int(int64(msg.partition))}
 	fields[4] = connector.Field{Key: "offset", Value: connector.Int(msg.offset)}
 	fields[5] = connector.Field{Key: "timestamp", Value: connector.Int(msg.timestamp)}
-	fields[6] = connector.Field{Key: "headers", Value: headers(msg.headers)}
+	fields[6] = connector.Field{Key: "headers", Value: m.headers(msg)}
 	return connector.Record{Fields: fields}
 }
 
@@ -92,21 +92,22 @@ func (d decoder) value(jp *connector.JSONParser, data []byte) (connector.Value, 
 
 // headers is an object in the order the headers came: a header sent once
 // is a string, one sent several times a list of strings.
-func headers(hs []kgo.RecordHeader) connector.Value {
+func (m *pageMem) headers(msg *message) connector.Value {
+	hs := m.hdrs[msg.headers.start:msg.headers.end]
 	if len(hs) == 0 {
 		return connector.Object(connector.Record{})
 	}
 	r := connector.NewRecord(len(hs))
 	for _, h := range hs {
-		v := connector.String(view(h.Value))
-		old, ok := r.Get(h.Key)
+		v := connector.String(view(m.bytes(h.value)))
+		old, ok := r.Get(h.key)
 		switch {
 		case !ok:
-			r.Set(h.Key, v)
+			r.Set(h.key, v)
 		case old.Kind() == connector.KindArray:
-			r.Set(h.Key, connector.Array(append(old.AsArray(), v)))
+			r.Set(h.key, connector.Array(append(old.AsArray(), v)))
 		default:
-			r.Set(h.Key, connector.Array([]connector.Value{old, v}))
+			r.Set(h.key, connector.Array([]connector.Value{old, v}))
 		}
 	}
 	return connector.Object(r)

@@ -80,9 +80,9 @@
 // is polled. A page copies the keys, values and header values of its
 // messages while they are polled (pagemem.go), so no page keeps a
 // fetched batch alive, and it is cut at batch_size messages or
-// batch_bytes (default 1 MiB) of keys and values, whichever comes
-// first: the engine's pages in flight stay bounded when messages are
-// large. A page's copies, records, fields and JSON parser are reused once
+// batch_bytes (default 1 MiB) of keys, values and header values,
+// whichever comes first: the engine's pages in flight stay bounded when
+// messages are large. A page's copies, records, fields and JSON parser are reused once
 // the engine has released it. The sink bounds the producer's buffer by
 // max_buffered_bytes (default 1 MiB, at least batch_max_bytes, Kafka's
 // 1,000,012 by default) and max_buffered_records (default 10,000): Write

@@ -1,7 +1,6 @@
 package kafka
 
 import (
-	"bytes"
 	"slices"
 
 	"github.com/faucet-hq/faucet/connector"
@@ -18,7 +17,8 @@ import (
 // (memPool) once the engine has released the page.
 type pageMem struct {
 	msgs []message
-	data []byte // the keys and values of msgs, back to back
+	data []byte   // the keys, values and header values of msgs, back to back
+	hdrs []header // the headers of msgs, back to back
 
 	jp     connector.JSONParser
 	recs   []connector.Record
@@ -33,11 +33,17 @@ type message struct {
 	offset     int64
 	timestamp  int64 // ms
 	key, value span  // in pageMem.data
-	headers    []kgo.RecordHeader
+	headers    span  // in pageMem.hdrs
 }
 
-// span is a part of pageMem.data; a nil key or value (absent key,
-// tombstone) has start -1.
+// header is a message header; its value is in pageMem.data.
+type header struct {
+	key   string
+	value span
+}
+
+// span is a part of pageMem.data or pageMem.hdrs; a nil key or value
+// (absent key, tombstone) has start -1.
 type span struct{ start, end int }
 
 // memPool keeps released pages' memory for the next page (the engine's
@@ -52,13 +58,16 @@ func getPageMem() *pageMem {
 }
 
 // add copies msgs into the page until it holds want messages or, with
-// maxBytes > 0, until the next one would take its keys and values past
-// maxBytes (a page takes its first message whatever its size), and
+// maxBytes > 0, until the next one would take the page's data (keys,
+// values and header values) past maxBytes (a page takes its first message whatever its size), and
 // returns the messages it did not take.
 func (m *pageMem) add(msgs []*kgo.Record, want, maxBytes int) []*kgo.Record {
 	n, need := 0, 0
 	for _, r := range msgs {
 		size := len(r.Key) + len(r.Value)
+		for _, h := range r.Headers {
+			size += len(h.Value)
+		}
 		if len(m.msgs)+n == want || maxBytes > 0 && len(m.msgs)+n > 0 && len(m.data)+need+size > maxBytes {
 			break
 		}
@@ -71,16 +80,13 @@ func (m *pageMem) add(msgs []*kgo.Record, want, maxBytes int) []*kgo.Record {
 			topic: r.Topic, partition: r.Partition, offset: r.Offset,
 			timestamp: r.Timestamp.UnixMilli(),
 			key:       m.keep(r.Key), value: m.keep(r.Value),
+			headers: span{start: len(m.hdrs)},
 		}
-		if len(r.Headers) > 0 {
-			// The header slice is the message's own; its values point
-			// into the batch buffer: they are copied, and records view
-			// the copies.
-			for i := range r.Headers {
-				r.Headers[i].Value = bytes.Clone(r.Headers[i].Value)
-			}
-			msg.headers = r.Headers
+		for _, h := range r.Headers {
+			// Header values point into the batch buffer too.
+			m.hdrs = append(m.hdrs, header{key: h.Key, value: m.keep(h.Value)})
 		}
+		msg.headers.end = len(m.hdrs)
 		m.msgs = append(m.msgs, msg)
 	}
 	if n == len(msgs) {
@@ -129,8 +135,9 @@ func (m *pageMem) put() {
 	m.jp.Reset()
 	clear(m.fields) // drop the references into data and the parser
 	clear(m.recs[:cap(m.recs)])
-	clear(m.msgs) // drop the topics and headers
-	m.msgs, m.data, m.kept = m.msgs[:0], m.data[:0], m.kept[:0]
+	clear(m.msgs) // drop the topics
+	clear(m.hdrs) // and the header keys
+	m.msgs, m.data, m.hdrs, m.kept = m.msgs[:0], m.data[:0], m.hdrs[:0], m.kept[:0]
 	memPool.Put(m)
 }
 

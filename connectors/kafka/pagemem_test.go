@@ -10,7 +10,7 @@ import (
 // TestPageMemAddLimits: add takes messages until the page holds want of
 // them or the next would take the page's keys and values past maxBytes;
 // the first message of a page is taken whatever its size, and what is
-// not taken is handed back in order.
+// not taken is handed back in order. Header values count as data.
 func TestPageMemAddLimits(t *testing.T) {
 	msg := func(n int) *kgo.Record { return &kgo.Record{Key: []byte("k"), Value: bytes.Repeat([]byte("v"), n-1)} }
 	for _, c := range []struct {
@@ -46,5 +46,18 @@ func TestPageMemAddLimits(t *testing.T) {
 		if c.maxBytes > 0 && len(m.msgs) > 1 && len(m.data) > c.maxBytes {
 			t.Errorf("%s: %d bytes in a page of at most %d", c.name, len(m.data), c.maxBytes)
 		}
+	}
+}
+
+func TestPageMemAddCountsHeaderValues(t *testing.T) {
+	msg := &kgo.Record{Key: []byte("k"), Value: []byte("v"), Headers: []kgo.RecordHeader{{Key: "h", Value: bytes.Repeat([]byte("x"), 18)}}}
+	m := &pageMem{}
+	// 20 bytes a message with its header value: two fit in 45, three do not.
+	left := m.add([]*kgo.Record{msg, msg, msg}, 1000, 45)
+	if len(m.msgs) != 2 || len(left) != 1 || len(m.data) != 40 {
+		t.Fatalf("took %d (%d bytes), left %d; want 2 (40 bytes) and 1", len(m.msgs), len(m.data), len(left))
+	}
+	if got := string(m.bytes(m.hdrs[m.msgs[1].headers.start].value)); got != string(msg.Headers[0].Value) {
+		t.Fatalf("second message's header value %q", got)
 	}
 }

@@ -132,8 +132,9 @@ func (s *Source) clientID() string {
 }
 
 // Next returns the next page: up to batch_size messages and batch_bytes
-// of keys and values, handed on a second after its first message at the
-// latest. Every page carries the bookmark of all partitions.
+// of keys, values and header values, handed on a second after its first
+// message at the latest. Every page carries the bookmark of all
+// partitions.
 func (s *Source) Next(ctx context.Context) (*connector.Page, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
