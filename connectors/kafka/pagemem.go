@@ -59,8 +59,8 @@ func getPageMem() *pageMem {
 
 // add copies msgs into the page until it holds want messages or, with
 // maxBytes > 0, until the next one would take the page's data (keys,
-// values and header values) past maxBytes (a page takes its first message whatever its size), and
-// returns the messages it did not take.
+// values and header values) past maxBytes (a page takes its first
+// message whatever its size), and returns the messages it did not take.
 func (m *pageMem) add(msgs []*kgo.Record, want, maxBytes int) []*kgo.Record {
 	n, need := 0, 0
 	for _, r := range msgs {
