@@ -30,8 +30,6 @@ type Sink struct {
 	mu     sync.Mutex
 	failed error // the first message the brokers did not take
 
-	parts []*sentPage // Write's parts of the page being written
-
 	// tx is the transactional producer of delivery: exactly_once, made
 	// on first use for txScope (eo.go).
 	tx      *kgo.Client
@@ -140,9 +138,9 @@ func (s *Sink) Write(ctx context.Context, p *connector.Page) error {
 		return err
 	}
 	// Every record becomes a message before the first is produced.
-	parts := s.parts[:0]
-	for lo := 0; lo < len(p.Records); lo += sentPart {
-		sent, err := s.messages(p, lo, min(lo+sentPart, len(p.Records)))
+	parts := make([]*sentPart, 0, (len(p.Records)+partSize-1)/partSize)
+	for lo := 0; lo < len(p.Records); lo += partSize {
+		sent, err := s.messages(p, lo, min(lo+partSize, len(p.Records)))
 		if err != nil {
 			for _, sp := range parts {
 				sp.release()
@@ -151,10 +149,7 @@ func (s *Sink) Write(ctx context.Context, p *connector.Page) error {
 		}
 		parts = append(parts, sent)
 	}
-	clear(parts[len(parts):cap(parts)]) // no stale parts kept
-	s.parts = parts
 	for _, sent := range parts {
-		sent.s = s
 		sent.pending.Store(int64(len(sent.msgs)))
 		for _, m := range sent.msgs {
 			s.cl.Produce(ctx, m, sent.promise)
@@ -163,18 +158,18 @@ func (s *Sink) Write(ctx context.Context, p *connector.Page) error {
 	return ctx.Err()
 }
 
-// sentPart is how many messages of a page share one sentPage: the memory
+// partSize is how many messages of a page share one sentPart: the memory
 // of a part is reused once its last message is settled, so what the sink
 // holds follows what the producer holds (max_buffered_bytes) rather than
 // whole pages waiting for their slowest partition.
-const sentPart = 256
+const partSize = 256
 
-// sentPage is the messages of a part of one page (up to sentPart
+// sentPart is the messages of a part of one page (up to partSize
 // records; a whole page under exactly_once): their records and values
 // live in one slab and one buffer, reused (sentPool) once the producer
 // has settled every message of the part, and its done is every message's
 // promise, so a page costs no allocation per message once warm.
-type sentPage struct {
+type sentPart struct {
 	s       *Sink
 	seq     uint64
 	first   int // the page's index of msgs[0]
@@ -191,9 +186,9 @@ type sentPage struct {
 // holds max_buffered_bytes (1 MiB: some 4,000 messages of 250 bytes) or
 // max_buffered_records; a part waits for its last acknowledgement. The
 // bound only caps what stays pooled after a burst.
-var sentPool = recycle.List[*sentPage]{Max: 64}
+var sentPool = recycle.List[*sentPart]{Max: 64}
 
-func (sp *sentPage) done(m *kgo.Record, err error) {
+func (sp *sentPart) done(m *kgo.Record, err error) {
 	if err != nil {
 		i := slices.Index(sp.msgs, m) // failures only: no per-message index kept
 		sp.s.fail(fmt.Errorf("kafka: record %d of page %d to topic %q: %w", sp.first+i+1, sp.seq, m.Topic, err))
@@ -205,18 +200,18 @@ func (sp *sentPage) done(m *kgo.Record, err error) {
 }
 
 // release clears the part and pools it.
-func (sp *sentPage) release() {
+func (sp *sentPart) release() {
 	clear(sp.slab)
 	sp.s = nil
 	sentPool.Put(sp)
 }
 
 // messages builds the messages of the page's records lo..hi-1 into a
-// sentPage.
-func (s *Sink) messages(p *connector.Page, lo, hi int) (*sentPage, error) {
+// sentPart.
+func (s *Sink) messages(p *connector.Page, lo, hi int) (*sentPart, error) {
 	sp, ok := sentPool.Get()
 	if !ok {
-		sp = &sentPage{}
+		sp = &sentPart{}
 		sp.promise = sp.done
 	}
 	recs := p.Records[lo:hi]
@@ -225,7 +220,7 @@ func (s *Sink) messages(p *connector.Page, lo, hi int) (*sentPage, error) {
 		sp.slab, sp.msgs, sp.ends = make([]kgo.Record, n), make([]*kgo.Record, n), make([]int, n)
 	}
 	sp.slab, sp.msgs, sp.ends = sp.slab[:n], sp.msgs[:n], sp.ends[:n]
-	sp.seq, sp.first = p.Seq, lo
+	sp.s, sp.seq, sp.first = s, p.Seq, lo
 	buf := sp.buf[:0]
 	for i := range recs {
 		buf = connector.AppendRecordJSON(buf, recs[i])

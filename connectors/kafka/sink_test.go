@@ -148,15 +148,15 @@ func TestSinkBadRecordsFailThePageBeforeProducing(t *testing.T) {
 	}
 }
 
-// A page longer than a sentPart is built part by part: a bad record in
+// A page longer than a partSize is built part by part: a bad record in
 // a later part still fails the whole page before any part is produced,
 // and is named by its place in the page.
 func TestSinkBadRecordInALaterPartFailsThePage(t *testing.T) {
 	k := newCluster(t, 1, "out")
 	s := newTestSink(t, cfg(t, "brokers", k.brokers, "topic", fixed("out"), "partition_path", "$.p"))
-	bad := 2*sentPart + 3 // 0-based
+	bad := 2*partSize + 3 // 0-based
 	page := &connector.Page{Seq: 6}
-	for i := range 2*sentPart + 10 {
+	for i := range 2*partSize + 10 {
 		if i == bad {
 			page.Records = append(page.Records, rec(`{"p":"x"}`))
 			continue
@@ -194,13 +194,13 @@ func TestSinkDeliveryFailureFailsFlush(t *testing.T) {
 	}
 	defer s2.Close()
 	long := &connector.Page{Seq: 9}
-	for i := range sentPart + 20 {
-		long.Records = append(long.Records, rec(fmt.Sprintf(`{"p":%d}`, map[bool]int{true: 7}[i == sentPart+5])))
+	for i := range partSize + 20 {
+		long.Records = append(long.Records, rec(fmt.Sprintf(`{"p":%d}`, map[bool]int{true: 7}[i == partSize+5])))
 	}
 	if err := s2.Write(t.Context(), long); err != nil {
 		t.Fatal(err)
 	}
-	want := fmt.Sprintf(`kafka: record %d of page 9 to topic "out"`, sentPart+6)
+	want := fmt.Sprintf(`kafka: record %d of page 9 to topic "out"`, partSize+6)
 	if err := s2.Flush(t.Context()); err == nil || !strings.Contains(err.Error(), want) {
 		t.Fatalf("Flush: %v, want %q", err, want)
 	}
@@ -272,9 +272,9 @@ func TestSinkSmallBuffersKeepEveryMessage(t *testing.T) {
 	k := newCluster(t, 1, "even", "odd")
 	s := newTestSink(t, cfg(t, "brokers", k.brokers, "topic", map[string]any{"type": "from_path", "path": "$.t"},
 		"batch_max_bytes", 2048, "max_buffered_bytes", 2048, "max_buffered_records", 7, "linger", 0))
-	// Pages longer than a sentPart: a page's parts are settled, and
+	// Pages longer than a partSize: a page's parts are settled, and
 	// reused, one by one.
-	const pages, per = 8, sentPart + sentPart/2
+	const pages, per = 8, partSize + partSize/2
 	var list []*connector.Page
 	var texts [][]byte // the JSON the records' strings point into
 	for p := range pages {
