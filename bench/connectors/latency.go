@@ -5,6 +5,7 @@ import (
 	"net"
 	"os"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -55,9 +56,12 @@ type delayConn struct {
 	net.Conn
 	d      time.Duration
 	q      chan delayed
-	mu     sync.Mutex
+	mu     sync.Mutex // Write against Close
 	closed bool
-	err    error // the first failed write, returned by the next Write
+	// err is the first failed write, returned by the next Write; the
+	// pump sets it without mu, which a Write waiting on a full queue
+	// holds.
+	err atomic.Pointer[error]
 }
 
 func (c *delayConn) Write(b []byte) (int, error) {
@@ -66,8 +70,8 @@ func (c *delayConn) Write(b []byte) (int, error) {
 	if c.closed {
 		return 0, net.ErrClosed
 	}
-	if c.err != nil {
-		return 0, c.err
+	if err := c.err.Load(); err != nil {
+		return 0, *err
 	}
 	c.q <- delayed{time.Now().Add(c.d), append([]byte(nil), b...)}
 	return len(b), nil
@@ -77,11 +81,7 @@ func (c *delayConn) pump() {
 	for w := range c.q {
 		time.Sleep(time.Until(w.due))
 		if _, err := c.Conn.Write(w.b); err != nil {
-			c.mu.Lock()
-			if c.err == nil {
-				c.err = err
-			}
-			c.mu.Unlock()
+			c.err.CompareAndSwap(nil, &err)
 		}
 	}
 	c.Conn.Close()
