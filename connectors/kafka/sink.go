@@ -217,7 +217,10 @@ func (s *Sink) messages(p *connector.Page, lo, hi int) (*sentPart, error) {
 	recs := p.Records[lo:hi]
 	n := len(recs)
 	if cap(sp.slab) < n {
-		sp.slab, sp.msgs, sp.ends = make([]kgo.Record, n), make([]*kgo.Record, n), make([]int, n)
+		// A full part's size at least: a part that last held the short
+		// end of a page is reused for a full one next.
+		c := max(n, partSize)
+		sp.slab, sp.msgs, sp.ends = make([]kgo.Record, c), make([]*kgo.Record, c), make([]int, c)
 	}
 	sp.slab, sp.msgs, sp.ends = sp.slab[:n], sp.msgs[:n], sp.ends[:n]
 	sp.s, sp.seq, sp.first = s, p.Seq, lo
