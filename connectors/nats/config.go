@@ -62,6 +62,7 @@ type SourceConfig struct {
 	MaxMessages     int64   `json:"max_messages" doc:"Stop after this many messages."`
 	IdleTimeoutSecs float64 `json:"idle_timeout_secs" doc:"Stop after this long (seconds) without a new message. At least one of max_messages and idle_timeout_secs is required."`
 	BatchSize       int     `json:"batch_size" default:"1000" doc:"Messages per page (and per JetStream fetch); 0 = one page for the whole run (needs max_messages)."`
+	BatchBytes      int     `json:"batch_bytes" default:"1048576" doc:"Bytes of messages per page, as the server counts them (payload, subject, reply subject and headers): a page is handed on at batch_size messages or batch_bytes, whichever comes first, and a larger message makes a page of its own. Bounds the memory of the pages in flight when messages are large. 0 = no limit; not applied with batch_size 0."`
 
 	ValueFormat       string   `json:"value_format" default:"json" enum:"json,string,bytes" doc:"json: parse the payload as JSON (a payload that is not JSON becomes a string); string: the payload as text; bytes: base64."`
 	Include           []string `json:"include" enum:"subject,headers,sequence,timestamp" doc:"Message metadata to add: the record becomes {subject, sequence, timestamp, headers, value} (those asked for, then value). sequence and timestamp are JetStream's."`
@@ -144,6 +145,9 @@ func (c *SourceConfig) Validate() error {
 	}
 	if c.BatchSize == 0 && (c.MaxMessages == 0 || c.MaxMessages > connector.MaxPageSize) {
 		return connector.ConfigErrorf("batch_size", "0 (one page for the whole run) needs max_messages of at most %d to bound the page", connector.MaxPageSize)
+	}
+	if c.BatchBytes < 0 || c.BatchBytes > 1<<30 {
+		return connector.ConfigErrorf("batch_bytes", "must be between 0 (no limit) and %d, got %d", 1<<30, c.BatchBytes)
 	}
 	seen := map[string]bool{}
 	for i, inc := range c.Include {

@@ -34,6 +34,7 @@ func TestSourceConfigErrorsNameTheKey(t *testing.T) {
 		{[]any{"subject", "a", "idle_timeout_secs", -1}, "idle_timeout_secs: must be a positive number"},
 		{[]any{"subject", "a", "idle_timeout_secs", 1, "batch_size", 0}, "batch_size: 0 (one page for the whole run) needs max_messages"},
 		{[]any{"subject", "a", "idle_timeout_secs", 1, "batch_size", 2_000_000}, "batch_size: must be between 0 and 1000000"},
+		{[]any{"subject", "a", "idle_timeout_secs", 1, "batch_bytes", -1}, "batch_bytes: must be between 0 (no limit) and 1073741824"},
 		{[]any{"subject", "a", "idle_timeout_secs", 1, "include", []any{"sequence"}}, `include: "sequence" exists only for JetStream messages`},
 		{[]any{"subject", "a", "idle_timeout_secs", 1, "include", []any{"subject", "subject"}}, `include: "subject" is listed twice`},
 		{[]any{"subject", "a", "idle_timeout_secs", 1, "include", []any{"key"}}, `include[0]: must be one of subject, headers, sequence, timestamp`},

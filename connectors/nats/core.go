@@ -17,6 +17,10 @@ type CoreSource struct {
 	base
 	sub     *natsgo.Subscription
 	dropped int // messages the client dropped so far (slow consumer)
+	// carry is a message received after batch_bytes was reached: the
+	// first of the next page.
+	carry     *message
+	carrySize int
 }
 
 var _ connector.Source = (*CoreSource)(nil)
@@ -46,8 +50,10 @@ func (s *CoreSource) Open(ctx context.Context, opts connector.SourceOptions) err
 	return nil
 }
 
-// Next returns the messages received until the page is full, pageWait
-// after its first message, or the end (max_messages, idle_timeout_secs).
+// Next returns the messages received until the page is full (batch_size
+// messages, or batch_bytes: a message that would take the page past it
+// starts the next page), pageWait after its first message, or the end
+// (max_messages, idle_timeout_secs).
 func (s *CoreSource) Next(ctx context.Context) (*connector.Page, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
@@ -58,9 +64,16 @@ func (s *CoreSource) Next(ctx context.Context) (*connector.Page, error) {
 	if s.exhausted() {
 		return s.eof()
 	}
-	n := s.pageSize()
+	n, limit := s.pageSize(), s.maxBytes()
 	var msgs []message
 	var linger time.Time
+	size := 0
+	if s.carry != nil {
+		msgs, size = append(msgs, *s.carry), s.carrySize
+		s.carry = nil
+		linger = time.Now().Add(pageWait)
+	}
+fill:
 	for len(msgs) < n {
 		if err := s.waitConnected(ctx); err != nil {
 			return nil, err
@@ -78,11 +91,16 @@ func (s *CoreSource) Next(ctx context.Context) (*connector.Page, error) {
 		cancel()
 		switch {
 		case err == nil:
-			msgs = append(msgs, message{data: m.Data, subject: m.Subject, header: m.Header})
+			msg := message{data: m.Data, subject: m.Subject, header: m.Header}
+			s.touch()
+			if limit > 0 && len(msgs) > 0 && size+m.Size() > limit {
+				s.carry, s.carrySize = &msg, m.Size()
+				break fill
+			}
+			msgs, size = append(msgs, msg), size+m.Size()
 			if len(msgs) == 1 {
 				linger = time.Now().Add(pageWait)
 			}
-			s.touch()
 		case ctx.Err() != nil:
 			return nil, ctx.Err()
 		case errors.Is(err, context.DeadlineExceeded):

@@ -9,7 +9,9 @@
 // With subject (and no jetstream_stream) the source subscribes, optionally
 // in a queue group, and reads until max_messages or idle_timeout_secs (at
 // least one is required: a subscription has no end). A page is handed on
-// when batch_size messages arrived or a second after its first message.
+// when batch_size messages arrived, when the next message would take it
+// past batch_bytes (that message starts the next page), or a second after
+// its first message.
 // Core NATS keeps nothing for subscribers that are absent or slow, so this
 // is at-most-once: only what is published while the run is subscribed is
 // read, messages the client drops for a slow pipeline are counted in a
@@ -18,7 +20,10 @@
 // # Source: JetStream, acknowledged after commit
 //
 // With jetstream_stream and jetstream_consumer the source pulls from that
-// durable pull consumer, one fetch of up to batch_size messages per page.
+// durable pull consumer, one fetch of up to batch_size messages and
+// batch_bytes per page. The server leaves a message that does not fit for
+// the next fetch; one larger than batch_bytes is fetched alone, without
+// the limit, so it makes a page of its own instead of stopping the run.
 // A missing consumer is created with ack policy explicit, the filter
 // subject `subject`, deliver_policy (+ start_sequence / start_time),
 // ack_wait_secs and max_ack_pending; an existing one is used as it is (its

@@ -201,21 +201,48 @@ func (s *JetStreamSource) awaitCommit(ctx context.Context) error {
 	return nil
 }
 
-// fetch pulls up to n messages, waiting at most s.wait(), and keeps the
-// new ones (redeliveries of messages this run already holds are dropped).
-// A fetch is not cut short by ctx: the server would go on sending to a
-// request nobody reads, and those messages would wait out ack_wait_secs;
-// read to its end, they are held and handed back by Close.
+// fetch pulls up to n messages and batch_bytes, waiting at most
+// s.wait(), and keeps the new ones (redeliveries of messages this run
+// already holds are dropped). A fetch is not cut short by ctx: the server
+// would go on sending to a request nobody reads, and those messages would
+// wait out ack_wait_secs; read to its end, they are held and handed back
+// by Close.
+//
+// The server leaves a message that does not fit in the byte budget for a
+// later request, and a request whose first message is larger than the
+// budget ends with none, immediately. So when a fetch with a byte limit
+// brings nothing, one message is asked for without a limit and without
+// waiting: it is the page of its own of a message larger than
+// batch_bytes (or none, when there is nothing to read).
 func (s *JetStreamSource) fetch(ctx context.Context, n int) ([]message, error) {
-	batch, err := s.cons.Fetch(n, jetstream.FetchMaxWait(s.wait()))
+	opts := []jetstream.FetchOpt{jetstream.FetchMaxWait(s.wait())}
+	limit := s.maxBytes()
+	if limit > 0 {
+		opts = append(opts, jetstream.FetchMaxBytes(limit))
+	}
+	batch, err := s.cons.Fetch(n, opts...)
 	if err != nil {
 		return nil, s.fetchError(ctx, err)
 	}
-	var msgs []message
+	msgs, received, err := s.take(ctx, batch)
+	if err != nil || received > 0 || limit == 0 {
+		return msgs, err
+	}
+	if batch, err = s.cons.FetchNoWait(1); err != nil {
+		return nil, s.fetchError(ctx, err)
+	}
+	msgs, _, err = s.take(ctx, batch)
+	return msgs, err
+}
+
+// take reads a fetch to its end and returns its new messages and how many
+// messages it brought.
+func (s *JetStreamSource) take(ctx context.Context, batch jetstream.MessageBatch) (msgs []message, received int, err error) {
 	for m := range batch.Messages() {
+		received++
 		meta, err := m.Metadata()
 		if err != nil {
-			return nil, fmt.Errorf("nats: %s: message on %q without JetStream metadata: %w", s.what(), m.Subject(), err)
+			return nil, received, fmt.Errorf("nats: %s: message on %q without JetStream metadata: %w", s.what(), m.Subject(), err)
 		}
 		switch s.in.deliver(meta.Sequence.Stream, m.Reply()) {
 		case emit:
@@ -227,18 +254,18 @@ func (s *JetStreamSource) fetch(ctx context.Context, n int) ([]message, error) {
 		}
 	}
 	if err := ctx.Err(); err != nil {
-		return nil, err
+		return nil, received, err
 	}
 	if len(msgs) > 0 {
 		s.touch()
 		s.troubleSince = time.Time{}
-		return msgs, nil
+		return msgs, received, nil
 	}
 	if err := batch.Error(); err != nil {
-		return nil, s.fetchError(ctx, err)
+		return nil, received, s.fetchError(ctx, err)
 	}
 	s.troubleSince = time.Time{}
-	return nil, nil
+	return nil, received, nil
 }
 
 // fetchError sorts a failed fetch: cancellation, a server that is away

@@ -104,6 +104,14 @@ func (b *base) pageSize() int {
 	return int(n)
 }
 
+// maxBytes is the byte limit of a page (0: none).
+func (b *base) maxBytes() int {
+	if b.cfg.BatchSize == 0 {
+		return 0
+	}
+	return b.cfg.BatchBytes
+}
+
 // exhausted reports that max_messages were read.
 func (b *base) exhausted() bool { return b.cfg.MaxMessages > 0 && b.taken >= b.cfg.MaxMessages }
 
