@@ -18,9 +18,10 @@ type CoreSource struct {
 	sub     *natsgo.Subscription
 	dropped int // messages the client dropped so far (slow consumer)
 	// carry is a message received after batch_bytes was reached: the
-	// first of the next page.
-	carry     *message
+	// first of the next page (when carried).
+	carry     message
 	carrySize int
+	carried   bool
 }
 
 var _ connector.Source = (*CoreSource)(nil)
@@ -68,9 +69,9 @@ func (s *CoreSource) Next(ctx context.Context) (*connector.Page, error) {
 	var msgs []message
 	var linger time.Time
 	size := 0
-	if s.carry != nil {
-		msgs, size = append(msgs, *s.carry), s.carrySize
-		s.carry = nil
+	if s.carried {
+		msgs, size = append(msgs, s.carry), s.carrySize
+		s.carry, s.carried = message{}, false
 		linger = time.Now().Add(pageWait)
 	}
 fill:
@@ -94,7 +95,7 @@ fill:
 			msg := message{data: m.Data, subject: m.Subject, header: m.Header}
 			s.touch()
 			if limit > 0 && len(msgs) > 0 && size+m.Size() > limit {
-				s.carry, s.carrySize = &msg, m.Size()
+				s.carry, s.carrySize, s.carried = msg, m.Size(), true
 				break fill
 			}
 			msgs, size = append(msgs, msg), size+m.Size()

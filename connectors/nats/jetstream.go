@@ -213,7 +213,8 @@ func (s *JetStreamSource) awaitCommit(ctx context.Context) error {
 // budget ends with none, immediately. So when a fetch with a byte limit
 // brings nothing, one message is asked for without a limit and without
 // waiting: it is the page of its own of a message larger than
-// batch_bytes (or none, when there is nothing to read).
+// batch_bytes (or none, when there is nothing to read). Not while the
+// server is failing: the next Next asks again.
 func (s *JetStreamSource) fetch(ctx context.Context, n int) ([]message, error) {
 	opts := []jetstream.FetchOpt{jetstream.FetchMaxWait(s.wait())}
 	limit := s.maxBytes()
@@ -225,7 +226,7 @@ func (s *JetStreamSource) fetch(ctx context.Context, n int) ([]message, error) {
 		return nil, s.fetchError(ctx, err)
 	}
 	msgs, received, err := s.take(ctx, batch)
-	if err != nil || received > 0 || limit == 0 {
+	if err != nil || received > 0 || limit == 0 || !s.troubleSince.IsZero() {
 		return msgs, err
 	}
 	if batch, err = s.cons.FetchNoWait(1); err != nil {
