@@ -57,7 +57,8 @@ type SinkConfig struct {
 
 	MaxBufferedBytes   int  `json:"max_buffered_bytes" default:"1048576" doc:"Bytes of message values and keys the producer holds before they are acknowledged; Write waits when full. Bounds the sink's memory."`
 	MaxBufferedRecords int  `json:"max_buffered_records" default:"10000" doc:"Messages the producer holds before they are acknowledged; Write waits when full."`
-	BatchMaxBytes      int  `json:"batch_max_bytes" default:"1000012" doc:"Largest batch of messages sent to one partition in one request (the broker's max.message.bytes must allow it)."`
+	BatchMaxBytes      int  `json:"batch_max_bytes" default:"65536" doc:"Largest batch of messages sent to one partition in one request. Small batches keep the producer's memory low and pipeline within max_buffered_bytes. The first message larger than this (up to max_message_bytes) switches the sink, for the rest of the run, to batches of max_message_bytes, once the messages before it are acknowledged (so their order is kept)."`
+	MaxMessageBytes    int  `json:"max_message_bytes" default:"1000012" doc:"Largest message the sink sends, framing included (Kafka's default max.message.bytes; the broker's limit for the topic must allow it): a larger one fails the write, naming the record."`
 	ClientMetrics      bool `json:"client_metrics" default:"false" doc:"Send client metrics (KIP-714) to brokers that ask for them. Off by default: each push compresses with buffers of several MiB."`
 
 	TransactionalIDPrefix       string `json:"transactional_id_prefix" default:"faucet" doc:"delivery: exactly_once: the transactional id is <prefix>.<state key>; a new run with the same id fences an old one."`
@@ -161,6 +162,9 @@ func (c *SinkConfig) Validate() error {
 	}
 	if c.BatchMaxBytes < 1024 || c.BatchMaxBytes > 1<<30 {
 		return connector.ConfigErrorf("batch_max_bytes", "must be between 1024 and %d, got %d", 1<<30, c.BatchMaxBytes)
+	}
+	if c.MaxMessageBytes < c.BatchMaxBytes || c.MaxMessageBytes > 1<<30 {
+		return connector.ConfigErrorf("max_message_bytes", "must be between batch_max_bytes (%d) and %d, got %d", c.BatchMaxBytes, 1<<30, c.MaxMessageBytes)
 	}
 	if c.MaxBufferedBytes < c.BatchMaxBytes {
 		return connector.ConfigErrorf("max_buffered_bytes", "must be at least batch_max_bytes (%d), got %d", c.BatchMaxBytes, c.MaxBufferedBytes)

@@ -84,9 +84,18 @@
 // whichever comes first: the engine's pages in flight stay bounded when
 // messages are large. A page's copies, records, fields and JSON parser are reused once
 // the engine has released it. The sink bounds the producer's buffer by
-// max_buffered_bytes (default 1 MiB, at least batch_max_bytes, Kafka's
-// 1,000,012 by default) and max_buffered_records (default 10,000): Write
-// waits while it is full. A page's messages and their JSON values are cut
+// max_buffered_bytes (default 1 MiB) and max_buffered_records (default
+// 10,000): Write waits while it is full. Batches are of at most
+// batch_max_bytes (default 64 KiB): several of them pipeline within the
+// buffer where one 1 MB batch would fill it, and the request buffers
+// franz-go keeps are as small. A message larger than that (up to
+// max_message_bytes, Kafka's 1,000,012 by default) would be refused by
+// the producer, so the first one moves the sink, for the rest of the run,
+// to a producer with batches of max_message_bytes: Write first waits for
+// every message produced so far to be acknowledged, so each partition
+// keeps the order of its messages (widen in sink.go). Under delivery:
+// exactly_once the transactional producer uses max_message_bytes from the
+// start. A page's messages and their JSON values are cut
 // from one slab and one buffer per part of 256 messages, reused once every
 // message of the part is acknowledged, so the sink's memory follows the
 // producer's buffer instead of whole pages waiting for their slowest

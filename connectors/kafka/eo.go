@@ -39,7 +39,8 @@ func (s *Sink) txClient(ctx context.Context, scope string) (*kgo.Client, error) 
 	if err := s.ensureTokenTopic(ctx); err != nil {
 		return nil, err
 	}
-	opts := append(s.producerOpts(), kgo.TransactionalID(s.cfg.TransactionalIDPrefix+"."+scope))
+	// One producer for the whole transaction: batches of any message size.
+	opts := append(s.producerOpts(s.cfg.MaxMessageBytes), kgo.TransactionalID(s.cfg.TransactionalIDPrefix+"."+scope))
 	if s.partitionPath != nil {
 		opts = append(opts, kgo.RecordPartitioner(tokenByKey{token: s.cfg.CommitTokenTopic}))
 	}

@@ -23,6 +23,9 @@ type Sink struct {
 	cfg SinkConfig
 	log *slog.Logger
 	cl  *kgo.Client
+	// batchMax is cl's batch limit: batch_max_bytes, or max_message_bytes
+	// once a larger message came (widen).
+	batchMax int
 
 	topicPath, keyPath, partitionPath, headersPath []string
 	lastTopic                                      string // topicName's copy
@@ -69,11 +72,11 @@ func (s *Sink) Open(ctx context.Context, opts connector.SinkOptions) error {
 	}
 	octx, cancel := context.WithTimeout(ctx, secs(s.cfg.OpenTimeout))
 	defer cancel()
-	cl, err := newClient(octx, s.cfg.Brokers, s.log, s.producerOpts()...)
+	cl, err := newClient(octx, s.cfg.Brokers, s.log, s.producerOpts(s.cfg.BatchMaxBytes)...)
 	if err != nil {
 		return err
 	}
-	s.cl = cl
+	s.cl, s.batchMax = cl, s.cfg.BatchMaxBytes
 	if s.cfg.Topic.Type == "fixed" {
 		if _, err := partitions(octx, cl, []string{s.cfg.Topic.Name}); err != nil {
 			s.Close()
@@ -83,7 +86,9 @@ func (s *Sink) Open(ctx context.Context, opts connector.SinkOptions) error {
 	return nil
 }
 
-func (s *Sink) producerOpts() []kgo.Opt {
+// producerOpts are the producer's options with batches of up to batchMax
+// bytes (the buffer holds at least one such message).
+func (s *Sink) producerOpts(batchMax int) []kgo.Opt {
 	opts := append(metricsOpt(s.cfg.ClientMetrics),
 		kgo.ClientID("faucet"),
 		kgo.ProducerLinger(secs(s.cfg.Linger)),
@@ -91,9 +96,9 @@ func (s *Sink) producerOpts() []kgo.Opt {
 		kgo.ProducerBatchCompression(codec(s.cfg.Compression)),
 		// Bounded buffering: franz-go's defaults (50,000 records, no byte
 		// limit) let a fast source park tens of MiB in the producer.
-		kgo.MaxBufferedBytes(s.cfg.MaxBufferedBytes),
+		kgo.MaxBufferedBytes(max(s.cfg.MaxBufferedBytes, batchMax)),
 		kgo.MaxBufferedRecords(s.cfg.MaxBufferedRecords),
-		kgo.ProducerBatchMaxBytes(int32(s.cfg.BatchMaxBytes)),
+		kgo.ProducerBatchMaxBytes(int32(batchMax)),
 	)
 	switch s.cfg.Acks {
 	case "none":
@@ -139,15 +144,21 @@ func (s *Sink) Write(ctx context.Context, p *connector.Page) error {
 	}
 	// Every record becomes a message before the first is produced.
 	parts := make([]*sentPart, 0, (len(p.Records)+partSize-1)/partSize)
+	largest := 0
 	for lo := 0; lo < len(p.Records); lo += partSize {
 		sent, err := s.messages(p, lo, min(lo+partSize, len(p.Records)))
 		if err != nil {
-			for _, sp := range parts {
-				sp.release()
-			}
+			releaseAll(parts)
 			return err
 		}
 		parts = append(parts, sent)
+		largest = max(largest, sent.largest)
+	}
+	if largest > s.batchMax && s.batchMax < s.cfg.MaxMessageBytes {
+		if err := s.widen(ctx, largest); err != nil {
+			releaseAll(parts)
+			return err
+		}
 	}
 	for _, sent := range parts {
 		sent.pending.Store(int64(len(sent.msgs)))
@@ -177,6 +188,7 @@ type sentPart struct {
 	msgs    []*kgo.Record
 	ends    []int
 	buf     []byte
+	largest int                      // messageSize of the largest message
 	pending atomic.Int64             // messages not yet acknowledged or failed
 	promise func(*kgo.Record, error) // done, bound once
 }
@@ -224,6 +236,7 @@ func (s *Sink) messages(p *connector.Page, lo, hi int) (*sentPart, error) {
 	}
 	sp.slab, sp.msgs, sp.ends = sp.slab[:n], sp.msgs[:n], sp.ends[:n]
 	sp.s, sp.seq, sp.first = s, p.Seq, lo
+	sp.largest = 0
 	buf := sp.buf[:0]
 	for i := range recs {
 		buf = connector.AppendRecordJSON(buf, recs[i])
@@ -240,8 +253,49 @@ func (s *Sink) messages(p *connector.Page, lo, hi int) (*sentPart, error) {
 			return nil, fmt.Errorf("kafka: record %d of page %d: %w", lo+i+1, p.Seq, err)
 		}
 		sp.msgs[i] = m
+		sp.largest = max(sp.largest, messageSize(m))
 	}
 	return sp, nil
+}
+
+func releaseAll(parts []*sentPart) {
+	for _, sp := range parts {
+		sp.release()
+	}
+}
+
+// messageSize bounds what m takes in a batch: its key, value and
+// headers, the record's framing (at most six varints and the attributes)
+// and a batch header (61 bytes), as a message alone in its batch has.
+func messageSize(m *kgo.Record) int {
+	n := len(m.Key) + len(m.Value) + 61 + 6*5 + 1
+	for _, h := range m.Headers {
+		n += len(h.Key) + len(h.Value) + 2*5
+	}
+	return n
+}
+
+// widen moves the sink to batches of max_message_bytes for the rest of
+// the run, for a message of size bytes that does not fit batch_max_bytes
+// (the producer would refuse it). The messages produced so far are
+// acknowledged first and the new producer starts after them, so the
+// order within each partition is kept; a delivery failure among them
+// fails the write. It happens at most once per run.
+func (s *Sink) widen(ctx context.Context, size int) error {
+	s.log.Info("kafka: a message is larger than batch_max_bytes; sending batches of up to max_message_bytes from now on",
+		"message_bytes", size, "batch_max_bytes", s.cfg.BatchMaxBytes, "max_message_bytes", s.cfg.MaxMessageBytes)
+	if err := s.Flush(ctx); err != nil {
+		return err
+	}
+	octx, cancel := context.WithTimeout(ctx, secs(s.cfg.OpenTimeout))
+	defer cancel()
+	cl, err := newClient(octx, s.cfg.Brokers, s.log, s.producerOpts(s.cfg.MaxMessageBytes)...)
+	if err != nil {
+		return err
+	}
+	s.cl.Close()
+	s.cl, s.batchMax = cl, s.cfg.MaxMessageBytes
+	return nil
 }
 
 func (s *Sink) fail(err error) {

@@ -248,6 +248,7 @@ func TestSinkConfigErrors(t *testing.T) {
 		{[]any{"brokers", "k:1", "topic", fixed("a"), "commit_token_topic_replication", 0}, "commit_token_topic_replication: must be -1"},
 		{[]any{"brokers", "k:1", "topic", fixed("a"), "batch_max_bytes", 100}, "batch_max_bytes: must be between 1024"},
 		{[]any{"brokers", "k:1", "topic", fixed("a"), "max_buffered_bytes", 4096}, "max_buffered_bytes: must be at least batch_max_bytes"},
+		{[]any{"brokers", "k:1", "topic", fixed("a"), "max_message_bytes", 4096}, "max_message_bytes: must be between batch_max_bytes (65536)"},
 		{[]any{"brokers", "k:1", "topic", fixed("a"), "max_buffered_records", 0}, "max_buffered_records: must be at least 1"},
 	} {
 		_, err := newSink(cfg(t, c.kv...))
