@@ -55,7 +55,7 @@ type SinkConfig struct {
 	MessageTimeout float64 `json:"message_timeout" default:"30" doc:"Seconds a message may take to be acknowledged before the write fails."`
 	OpenTimeout    float64 `json:"open_timeout" default:"10" doc:"Seconds Open waits for the brokers to answer."`
 
-	MaxBufferedBytes   int  `json:"max_buffered_bytes" default:"1048576" doc:"Bytes of message values and keys the producer holds before they are acknowledged; Write waits when full. Bounds the sink's memory."`
+	MaxBufferedBytes   int  `json:"max_buffered_bytes" default:"1048576" doc:"Bytes of message values and keys the producer holds before they are acknowledged; Write waits when full. Bounds the sink's memory (at least max_message_bytes once a message larger than batch_max_bytes came)."`
 	MaxBufferedRecords int  `json:"max_buffered_records" default:"10000" doc:"Messages the producer holds before they are acknowledged; Write waits when full."`
 	BatchMaxBytes      int  `json:"batch_max_bytes" default:"65536" doc:"Largest batch of messages sent to one partition in one request. Small batches keep the producer's memory low and pipeline within max_buffered_bytes. The first message larger than this (up to max_message_bytes) switches the sink, for the rest of the run, to batches of max_message_bytes, once the messages before it are acknowledged (so their order is kept)."`
 	MaxMessageBytes    int  `json:"max_message_bytes" default:"1000012" doc:"Largest message the sink sends, framing included (Kafka's default max.message.bytes; the broker's limit for the topic must allow it): a larger one fails the write, naming the record."`
