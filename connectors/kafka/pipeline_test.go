@@ -3,12 +3,15 @@ package kafka
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/faucet-hq/faucet/internal/engine"
 	"github.com/faucet-hq/faucet/internal/state"
+	"github.com/twmb/franz-go/pkg/kgo"
 )
 
 // pipeline runs the real engine from topic "in" to topic "out" of k,
@@ -90,5 +93,27 @@ func TestPipelineExactlyOnceResumesFromTheSinkWhenStateIsLost(t *testing.T) {
 	want := `{"partition_offsets":[{"topic":"in","partition":0,"offset":9},{"topic":"in","partition":1,"offset":0}]}`
 	if res.Bookmark == nil || res.Bookmark.String() != want {
 		t.Fatalf("bookmark %v, want %s", res.Bookmark, want)
+	}
+}
+
+// A message larger than the sink's batches (64 KiB by default) goes
+// through the engine like any other, in both deliveries: at-least-once
+// moves the producer to larger batches mid-run, exactly-once starts with
+// them.
+func TestPipelineCarriesAMessageLargerThanABatch(t *testing.T) {
+	for _, eo := range []bool{false, true} {
+		t.Run(map[bool]string{false: "at-least-once", true: "exactly-once"}[eo], func(t *testing.T) {
+			k := newCluster(t, 1, "in", "out")
+			k.ids(t, "in", 0, 1, 5)
+			big := fmt.Appendf(nil, `{"id":6,"pad":"%s"}`, strings.Repeat("x", 300_000))
+			k.produce(t, &kgo.Record{Topic: "in", Partition: 0, Value: big})
+			k.ids(t, "in", 0, 7, 12)
+			if res := pipeline(t, k, t.TempDir(), eo); res.Read != 12 || res.Written != 12 {
+				t.Fatalf("run: %+v", res)
+			}
+			if got := outIDs(t, k, 12); !slices.Equal(got, seqIDs(1, 12)) {
+				t.Fatalf("out holds %v, want 1..12 once each", got)
+			}
+		})
 	}
 }
