@@ -258,6 +258,7 @@ func (s *Sink) messages(p *connector.Page, lo, hi int) (*sentPart, error) {
 	return sp, nil
 }
 
+// releaseAll gives back parts that were built but not produced.
 func releaseAll(parts []*sentPart) {
 	for _, sp := range parts {
 		sp.release()
