@@ -39,6 +39,7 @@ type SourceConfig struct {
 	SourceType *SourceType      `json:"source_type" required:"true" doc:"What to read: {type: List, key}, {type: Stream, key} or {type: Keys, pattern}."`
 	MaxRecords *int64           `json:"max_records" doc:"Stop after this many records (default: all)."`
 	BatchSize  int              `json:"batch_size" default:"1000" doc:"Records per page (LRANGE window, XRANGE COUNT, keys per MGET); 0 = everything in one page."`
+	BatchBytes int              `json:"batch_bytes" default:"1048576" doc:"List and Stream: bytes of elements per page (a list element, or a stream entry's id, field names and values). A page is read in chunks sized from the elements read before and ends at batch_size elements or once the next would likely take it past batch_bytes; a larger element makes a page of its own. Keys pages are bounded by count only. 0 = no limit; not applied with batch_size 0."`
 }
 
 // SourceType selects the data structure a source reads.
@@ -88,6 +89,9 @@ func (c *SourceConfig) Validate() error {
 	st.Type = mode // from here on the canonical name, whatever the spelling
 	if c.MaxRecords != nil && *c.MaxRecords < 0 {
 		return connector.ConfigErrorf("max_records", "must not be negative, got %d", *c.MaxRecords)
+	}
+	if c.BatchBytes < 0 || c.BatchBytes > 1<<30 {
+		return connector.ConfigErrorf("batch_bytes", "must be between 0 (no limit) and %d, got %d", 1<<30, c.BatchBytes)
 	}
 	return checkBatchSize(c.BatchSize)
 }

@@ -23,6 +23,7 @@ type Source struct {
 	listPos int64  // List: index of the next element to read
 	next    string // Stream: XRANGE start of the next page ("-" or an id)
 
+	chunks  chunker  // List, Stream: read sizes for batch_bytes
 	cursor  uint64   // Keys: SCAN cursor
 	scanned bool     // Keys: the SCAN iteration came back to cursor 0
 	keys    []string // Keys: scanned, not yet read
@@ -34,6 +35,9 @@ func newSource(c connector.Config) (connector.Source, error) {
 		return nil, err
 	}
 	s.st = *s.cfg.SourceType
+	if s.cfg.BatchSize > 0 {
+		s.chunks.limit = int64(s.cfg.BatchBytes)
+	}
 	return s, nil
 }
 

@@ -7,26 +7,49 @@ import (
 	"github.com/faucet-hq/faucet/connector"
 )
 
-// nextList reads the next LRANGE window of up to want elements (all the
-// rest when want < 0). The list is not modified: a rerun reads it again.
+// nextList reads the next window of up to want elements (all the rest
+// when want < 0) with LRANGE, in chunks for batch_bytes (chunker). The
+// list is not modified: a rerun reads it again.
 func (s *Source) nextList(ctx context.Context, want int64) (*connector.Page, error) {
-	stop := int64(-1)
-	if want > 0 {
-		stop = s.listPos + want - 1
-	}
-	vals, err := s.client.LRange(ctx, s.st.Key, s.listPos, stop).Result()
-	if err != nil {
-		return nil, s.fail(ctx, "LRANGE", err)
+	first := s.listPos
+	var vals []string
+	var size int64
+	for {
+		left := want
+		if want > 0 {
+			left = want - int64(len(vals))
+		}
+		k := s.chunks.next(left, size, len(vals))
+		if k == 0 {
+			break
+		}
+		stop := int64(-1)
+		if k > 0 {
+			stop = s.listPos + k - 1
+		}
+		got, err := s.client.LRange(ctx, s.st.Key, s.listPos, stop).Result()
+		if err != nil {
+			return nil, s.fail(ctx, "LRANGE", err)
+		}
+		var b int64
+		for _, v := range got {
+			b += int64(len(v))
+		}
+		s.chunks.saw(len(got), b)
+		s.listPos += int64(len(got))
+		vals, size = append(vals, got...), size+b
+		if k < 0 || int64(len(got)) < k {
+			s.done = true
+			break
+		}
+		if int64(len(vals)) == want {
+			break
+		}
 	}
 	if len(vals) == 0 {
 		return nil, nil
 	}
-	first := s.listPos
-	s.listPos += int64(len(vals))
 	s.emitted += int64(len(vals))
-	if want < 0 || int64(len(vals)) < want {
-		s.done = true
-	}
 	key := s.st.Key
 	p := &connector.Page{}
 	p.Decode = func(p *connector.Page) error {

@@ -16,39 +16,40 @@ type streamEntry struct {
 	fields []string // name, value, name, value, ...
 }
 
-// nextStream reads the next XRANGE page of up to want entries (all the
-// rest when want < 0), in id order. Its bookmark is the page's last id.
+// nextStream reads the next page of up to want entries (all the rest
+// when want < 0), in id order, with XRANGE, in chunks for batch_bytes
+// (chunker). Its bookmark is the page's last id.
 func (s *Source) nextStream(ctx context.Context, want int64) (*connector.Page, error) {
-	args := []any{"XRANGE", s.st.Key, s.next, "+"}
-	if want > 0 {
-		args = append(args, "COUNT", want)
+	var entries []streamEntry
+	var size int64
+	for {
+		left := want
+		if want > 0 {
+			left = want - int64(len(entries))
+		}
+		k := s.chunks.next(left, size, len(entries))
+		if k == 0 {
+			break
+		}
+		got, b, more, err := s.xrange(ctx, k)
+		if err != nil {
+			return nil, err
+		}
+		s.chunks.saw(len(got), b)
+		entries, size = append(entries, got...), size+b
+		if k < 0 || int64(len(got)) < k || !more {
+			s.done = true
+			break
+		}
+		if int64(len(entries)) == want {
+			break
+		}
 	}
-	reply, err := s.client.Do(ctx, args...).Slice()
-	if err != nil {
-		return nil, s.fail(ctx, "XRANGE", err)
-	}
-	if len(reply) == 0 {
+	if len(entries) == 0 {
 		return nil, nil
 	}
-	entries := make([]streamEntry, len(reply))
-	for i, x := range reply {
-		e, err := parseEntry(x)
-		if err != nil {
-			return nil, fmt.Errorf("redis: stream %q: XRANGE reply entry %d: %w", s.st.Key, i, err)
-		}
-		entries[i] = e
-	}
-	last := entries[len(entries)-1].id
-	id, ok := parseStreamID(last)
-	if !ok {
-		return nil, fmt.Errorf("redis: stream %q: entry id %q is not ms-seq", s.st.Key, last)
-	}
-	next, more := id.next()
-	s.next = next.String()
 	s.emitted += int64(len(entries))
-	if want < 0 || int64(len(entries)) < want || !more {
-		s.done = true
-	}
+	last := entries[len(entries)-1].id
 	bm := connector.String(last)
 	key := s.st.Key
 	p := &connector.Page{Bookmark: &bm}
@@ -70,6 +71,43 @@ func (s *Source) nextStream(ctx context.Context, want int64) (*connector.Page, e
 		return fmt.Sprintf("redis stream %s entry %s", key, entries[i].id), 0
 	}
 	return p, nil
+}
+
+// xrange reads up to k entries (all the rest when k < 0) from s.next
+// and moves s.next past them; it returns their bytes (ids, field names
+// and values) and whether an id can follow the last one.
+func (s *Source) xrange(ctx context.Context, k int64) (entries []streamEntry, bytes int64, more bool, err error) {
+	args := []any{"XRANGE", s.st.Key, s.next, "+"}
+	if k > 0 {
+		args = append(args, "COUNT", k)
+	}
+	reply, err := s.client.Do(ctx, args...).Slice()
+	if err != nil {
+		return nil, 0, false, s.fail(ctx, "XRANGE", err)
+	}
+	if len(reply) == 0 {
+		return nil, 0, true, nil
+	}
+	entries = make([]streamEntry, len(reply))
+	for i, x := range reply {
+		e, err := parseEntry(x)
+		if err != nil {
+			return nil, 0, false, fmt.Errorf("redis: stream %q: XRANGE reply entry %d: %w", s.st.Key, i, err)
+		}
+		entries[i] = e
+		bytes += int64(len(e.id))
+		for _, f := range e.fields {
+			bytes += int64(len(f))
+		}
+	}
+	last := entries[len(entries)-1].id
+	id, ok := parseStreamID(last)
+	if !ok {
+		return nil, 0, false, fmt.Errorf("redis: stream %q: entry id %q is not ms-seq", s.st.Key, last)
+	}
+	next, more := id.next()
+	s.next = next.String()
+	return entries, bytes, more, nil
 }
 
 // parseEntry reads [id, [field, value, ...]] keeping the field order.

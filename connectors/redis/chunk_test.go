@@ -1,0 +1,71 @@
+package redis
+
+import (
+	"slices"
+	"testing"
+)
+
+// reads simulates pages of up to want elements of the given sizes (the
+// last size repeats) and returns the chunk lengths of each page.
+func reads(c *chunker, want int64, pages int, size func(i int64) int64) [][]int64 {
+	var out [][]int64
+	var i int64
+	for range pages {
+		var page []int64
+		var got, have int64
+		for got < want {
+			k := c.next(want-got, have, int(got))
+			if k == 0 {
+				break
+			}
+			var b int64
+			for j := range k {
+				b += size(i + j)
+			}
+			c.saw(int(k), b)
+			page, got, have, i = append(page, k), got+k, have+b, i+k
+		}
+		out = append(out, page)
+	}
+	return out
+}
+
+func TestChunkerSchedule(t *testing.T) {
+	const kib = 1024
+	for _, tc := range []struct {
+		name  string
+		c     chunker
+		want  int64
+		size  func(i int64) int64
+		pages [][]int64
+	}{
+		{
+			"small elements: the first page doubles up, later pages are one read",
+			chunker{limit: 1 << 20}, 1000, func(int64) int64 { return 200 },
+			[][]int64{{1, 1, 2, 4, 8, 16, 32, 64, 128, 256, 488}, {1000}, {1000}},
+		},
+		{
+			"no limit: one read per page",
+			chunker{}, 1000, func(int64) int64 { return 200 },
+			[][]int64{{1000}, {1000}},
+		},
+		{
+			"100 KiB elements at a 250 KiB limit: pages of two",
+			chunker{limit: 250 * kib}, 1000, func(int64) int64 { return 100 * kib },
+			[][]int64{{1, 1}, {2}, {2}},
+		},
+		{
+			"an element over the limit is a page of its own, and the chunks grow back",
+			chunker{limit: 250 * kib}, 1000, func(i int64) int64 { return map[bool]int64{true: 400 * kib, false: 10}[i == 0] },
+			[][]int64{{1}, {1, 2, 4, 8, 16, 32, 64, 128, 256, 489}, {1000}},
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := tc.c
+			got := reads(&c, tc.want, len(tc.pages), tc.size)
+			if !slices.EqualFunc(got, tc.pages, slices.Equal) {
+				t.Errorf("chunks %v, want %v", got, tc.pages)
+			}
+		})
+	}
+}
