@@ -32,6 +32,7 @@ type Result struct {
 	Records   []connector.Record
 	Failed    []connector.RecordError
 	Pages     int
+	PageSizes []int             // the number of records of every page, in order
 	Bookmarks []connector.Value // the bookmark of every page that had one, in order
 	// Bookmark is the bookmark the engine would save after the last page:
 	// page bookmarks folded with MergeBookmark when the source has it,
@@ -71,6 +72,7 @@ func Collect(ctx context.Context, src connector.Source, start *connector.Value) 
 			return res, err
 		}
 		res.Pages++
+		res.PageSizes = append(res.PageSizes, len(p.Records))
 		res.Records = append(res.Records, p.Records...)
 		res.Failed = append(res.Failed, p.Failed...)
 		if p.Bookmark != nil {

@@ -2,9 +2,7 @@ package redis
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"io"
 	"slices"
 	"strings"
 	"testing"
@@ -12,31 +10,6 @@ import (
 	"github.com/faucet-hq/faucet/connector"
 	"github.com/faucet-hq/faucet/connector/connectortest"
 )
-
-// pageSizes reads a source config to its end and returns the number of
-// records of each page and the JSON of every record, in order.
-func pageSizes(t *testing.T, c connector.Config) (sizes []int, recs []string) {
-	t.Helper()
-	src, err := newSource(c)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := src.Open(context.Background(), connector.SourceOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	defer src.Close()
-	for {
-		p, err := connectortest.NextPage(context.Background(), src)
-		if errors.Is(err, io.EOF) {
-			return sizes, recs
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		sizes = append(sizes, len(p.Records))
-		recs = append(recs, jsonOf(p.Records)...)
-	}
-}
 
 // pad is a JSON object of a little over n bytes.
 func pad(id, n int) string { return fmt.Sprintf(`{"id":%d,"pad":"%s"}`, id, strings.Repeat("x", n)) }
@@ -54,19 +27,19 @@ func TestListPagesAreBoundedInBytes(t *testing.T) {
 	cfg := func(kv ...any) connector.Config {
 		return connectortest.Cfg(t, append([]any{"url", r.url, "source_type", map[string]any{"type": "List", "key": k}}, kv...)...)
 	}
-	sizes, recs := pageSizes(t, cfg("batch_bytes", 250_000))
-	if !slices.Equal(sizes, []int{2, 2, 2, 2, 2, 2}) || !slices.Equal(recs, want) {
-		t.Errorf("pages %v and %d records in order %v, want six pages of two and the 12 elements in order", sizes, len(recs), slices.Equal(recs, want))
+	res := collect(t, cfg("batch_bytes", 250_000), nil)
+	if recs := jsonOf(res.Records); !slices.Equal(res.PageSizes, []int{2, 2, 2, 2, 2, 2}) || !slices.Equal(recs, want) {
+		t.Errorf("pages %v and %d records in order %v, want six pages of two and the 12 elements in order", res.PageSizes, len(recs), slices.Equal(recs, want))
 	}
-	if sizes, _ := pageSizes(t, cfg("batch_bytes", 0)); !slices.Equal(sizes, []int{12}) {
-		t.Errorf("batch_bytes 0: pages %v, want [12]", sizes)
+	if res := collect(t, cfg("batch_bytes", 0), nil); !slices.Equal(res.PageSizes, []int{12}) {
+		t.Errorf("batch_bytes 0: pages %v, want [12]", res.PageSizes)
 	}
 	// An element larger than the limit is a page of its own.
 	k2 := r.key("huge")
 	r.c.RPush(context.Background(), k2, pad(1, 400_000), pad(2, 10), pad(3, 10))
 	c2 := connectortest.Cfg(t, "url", r.url, "source_type", map[string]any{"type": "List", "key": k2}, "batch_bytes", 250_000)
-	if sizes, recs := pageSizes(t, c2); sizes[0] != 1 || len(recs) != 3 {
-		t.Errorf("pages %v with %d records, want the 400 kB element alone first and 3 records", sizes, len(recs))
+	if res := collect(t, c2, nil); res.PageSizes[0] != 1 || len(res.Records) != 3 {
+		t.Errorf("pages %v with %d records, want the 400 kB element alone first and 3 records", res.PageSizes, len(res.Records))
 	}
 }
 

@@ -46,3 +46,32 @@ func (c *chunker) saw(n int, bytes int64) {
 		c.avg = bytes / int64(n)
 	}
 }
+
+// fill reads one page: read(k) reads up to k elements (all the rest when
+// k < 0) into the page and returns how many came, their bytes and
+// whether the data ended after them. fill reports whether it did.
+func (c *chunker) fill(want int64, read func(k int64) (n int, bytes int64, end bool, err error)) (end bool, err error) {
+	var got, have int64
+	for {
+		left := want
+		if want > 0 {
+			left = want - got
+		}
+		k := c.next(left, have, int(got))
+		if k == 0 {
+			return false, nil
+		}
+		n, b, end, err := read(k)
+		if err != nil {
+			return false, err
+		}
+		c.saw(n, b)
+		got, have = got+int64(n), have+b
+		if end || k < 0 || int64(n) < k {
+			return true, nil
+		}
+		if got == want {
+			return false, nil
+		}
+	}
+}

@@ -5,26 +5,21 @@ import (
 	"testing"
 )
 
-// reads simulates pages of up to want elements of the given sizes (the
-// last size repeats) and returns the chunk lengths of each page.
+// reads fills pages of up to want elements of the given sizes from an
+// endless source and returns the chunk lengths of each page.
 func reads(c *chunker, want int64, pages int, size func(i int64) int64) [][]int64 {
 	var out [][]int64
 	var i int64
 	for range pages {
 		var page []int64
-		var got, have int64
-		for got < want {
-			k := c.next(want-got, have, int(got))
-			if k == 0 {
-				break
-			}
+		_, _ = c.fill(want, func(k int64) (int, int64, bool, error) {
 			var b int64
 			for j := range k {
 				b += size(i + j)
 			}
-			c.saw(int(k), b)
-			page, got, have, i = append(page, k), got+k, have+b, i+k
-		}
+			page, i = append(page, k), i+k
+			return int(k), b, false, nil
+		})
 		out = append(out, page)
 	}
 	return out

@@ -13,39 +13,27 @@ import (
 func (s *Source) nextList(ctx context.Context, want int64) (*connector.Page, error) {
 	first := s.listPos
 	var vals []string
-	var size int64
-	for {
-		left := want
-		if want > 0 {
-			left = want - int64(len(vals))
-		}
-		k := s.chunks.next(left, size, len(vals))
-		if k == 0 {
-			break
-		}
+	end, err := s.chunks.fill(want, func(k int64) (int, int64, bool, error) {
 		stop := int64(-1)
 		if k > 0 {
 			stop = s.listPos + k - 1
 		}
 		got, err := s.client.LRange(ctx, s.st.Key, s.listPos, stop).Result()
 		if err != nil {
-			return nil, s.fail(ctx, "LRANGE", err)
+			return 0, 0, false, s.fail(ctx, "LRANGE", err)
 		}
 		var b int64
 		for _, v := range got {
 			b += int64(len(v))
 		}
-		s.chunks.saw(len(got), b)
 		s.listPos += int64(len(got))
-		vals, size = append(vals, got...), size+b
-		if k < 0 || int64(len(got)) < k {
-			s.done = true
-			break
-		}
-		if int64(len(vals)) == want {
-			break
-		}
+		vals = append(vals, got...)
+		return len(got), b, false, nil
+	})
+	if err != nil {
+		return nil, err
 	}
+	s.done = s.done || end
 	if len(vals) == 0 {
 		return nil, nil
 	}

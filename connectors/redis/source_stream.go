@@ -21,30 +21,15 @@ type streamEntry struct {
 // (chunker). Its bookmark is the page's last id.
 func (s *Source) nextStream(ctx context.Context, want int64) (*connector.Page, error) {
 	var entries []streamEntry
-	var size int64
-	for {
-		left := want
-		if want > 0 {
-			left = want - int64(len(entries))
-		}
-		k := s.chunks.next(left, size, len(entries))
-		if k == 0 {
-			break
-		}
+	end, err := s.chunks.fill(want, func(k int64) (int, int64, bool, error) {
 		got, b, more, err := s.xrange(ctx, k)
-		if err != nil {
-			return nil, err
-		}
-		s.chunks.saw(len(got), b)
-		entries, size = append(entries, got...), size+b
-		if k < 0 || int64(len(got)) < k || !more {
-			s.done = true
-			break
-		}
-		if int64(len(entries)) == want {
-			break
-		}
+		entries = append(entries, got...)
+		return len(got), b, !more, err
+	})
+	if err != nil {
+		return nil, err
 	}
+	s.done = s.done || end
 	if len(entries) == 0 {
 		return nil, nil
 	}
