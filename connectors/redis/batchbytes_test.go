@@ -65,3 +65,20 @@ func TestStreamPagesAreBoundedInBytes(t *testing.T) {
 		t.Errorf("resumed after entry 4: %d records, want 2", len(res.Records))
 	}
 }
+
+// Keys pages follow batch_bytes too, sized by the strings Redis sends:
+// string values as MGET reads them, hashes as HGETALL does.
+func TestKeysPagesAreBoundedInBytes(t *testing.T) {
+	r := newTestRedis(t)
+	ctx := context.Background()
+	base := r.key("blob:")
+	for i := 1; i <= 6; i++ {
+		r.c.Set(ctx, fmt.Sprintf("%ss%d", base, i), pad(i, 100_000), 0)
+		r.c.HSet(ctx, fmt.Sprintf("%sh%d", base, i), "body", strings.Repeat("z", 100_000))
+	}
+	c := connectortest.Cfg(t, "url", r.url, "source_type", map[string]any{"type": "Keys", "pattern": base + "*"}, "batch_bytes", 250_000)
+	res := collect(t, c, nil)
+	if len(res.Records) != 12 || !slices.Equal(res.PageSizes, []int{2, 2, 2, 2, 2, 2}) {
+		t.Errorf("%d records in pages %v, want 12 in six pages of two", len(res.Records), res.PageSizes)
+	}
+}

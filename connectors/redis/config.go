@@ -39,7 +39,7 @@ type SourceConfig struct {
 	SourceType *SourceType      `json:"source_type" required:"true" doc:"What to read: {type: List, key}, {type: Stream, key} or {type: Keys, pattern}."`
 	MaxRecords *int64           `json:"max_records" doc:"Stop after this many records (default: all)."`
 	BatchSize  int              `json:"batch_size" default:"1000" doc:"Records per page (LRANGE window, XRANGE COUNT, keys per MGET); 0 = everything in one page."`
-	BatchBytes int              `json:"batch_bytes" default:"1048576" doc:"List and Stream: bytes of elements per page (a list element, or a stream entry's id, field names and values). A page is read in chunks sized from the elements read before and ends at batch_size elements or once the next would likely take it past batch_bytes; a larger element makes a page of its own. Keys pages are bounded by count only. 0 = no limit; not applied with batch_size 0."`
+	BatchBytes int              `json:"batch_bytes" default:"1048576" doc:"Bytes of elements per page (a list element; a stream entry's id, field names and values; a key's name and the strings of its value). A page is read in chunks sized from the elements read before and ends at batch_size elements or once the next would likely take it past batch_bytes; a larger element makes a page of its own. 0 = no limit; not applied with batch_size 0."`
 }
 
 // SourceType selects the data structure a source reads.

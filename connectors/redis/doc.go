@@ -8,10 +8,10 @@
 //
 // Every mode pages by batch_size (0: everything in one page), stops after
 // max_records, and ends when the data ends: it never blocks waiting for
-// more. List and Stream pages also end near batch_bytes (default 1 MiB):
-// Redis sends a whole reply at once, so a page is read in chunks sized
-// from the elements read before (chunk.go), and an element larger than
-// the limit is a page of its own. Keys pages are bounded by count only.
+// more. Pages also end near batch_bytes (default 1 MiB): Redis sends a
+// whole reply at once, so a page is read in chunks sized from the
+// elements read before (chunk.go), and an element larger than the limit
+// is a page of its own.
 //
 //   - List reads LRANGE windows. It is not destructive: the list is left as
 //     it is, and a rerun reads it again from the start (no bookmark). Paging

@@ -10,46 +10,76 @@ import (
 	goredis "github.com/redis/go-redis/v9"
 )
 
-// nextKeys scans until want keys are buffered (or the scan is complete)
-// and reads their values: one MGET for the page, then, for the keys MGET
-// could not read (not strings), TYPE and the type's read command. A key
-// deleted between SCAN and the read is dropped.
+// nextKeys scans until the keys of a chunk are buffered (or the scan is
+// complete) and reads their values: one MGET per chunk, then, for the
+// keys MGET could not read (not strings), TYPE and the type's read
+// command. A key deleted between SCAN and the read is dropped. Chunks
+// follow batch_bytes as List and Stream reads do (chunker), with a key's
+// bytes its name and its value's strings.
 func (s *Source) nextKeys(ctx context.Context, want int64) (*connector.Page, error) {
+	p := &connector.Page{}
+	taken := 0
+	end, err := s.chunks.fill(want, func(k int64) (int, int64, bool, error) {
+		if err := s.scan(ctx, k); err != nil {
+			return 0, 0, false, err
+		}
+		n := len(s.keys)
+		if k >= 0 && int64(n) > k {
+			n = int(k)
+		}
+		chunk := s.keys[:n:n]
+		s.keys = append([]string(nil), s.keys[n:]...)
+		taken += n
+		b, err := s.readChunk(ctx, chunk, p)
+		return n, b, s.scanned && len(s.keys) == 0, err
+	})
+	if err != nil {
+		return nil, err
+	}
+	s.done = s.done || end
+	if taken == 0 {
+		return nil, nil
+	}
+	s.emitted += int64(len(p.Records) + len(p.Failed))
+	return p, nil
+}
+
+// scan buffers keys until there are want (all when want < 0) or the scan
+// is complete.
+func (s *Source) scan(ctx context.Context, want int64) error {
 	hint := int64(s.cfg.BatchSize)
 	if hint == 0 {
 		hint = connector.DefaultPageSize
 	}
 	for !s.scanned && (want < 0 || int64(len(s.keys)) < want) {
 		if err := ctx.Err(); err != nil {
-			return nil, err
+			return err
 		}
 		keys, cur, err := s.client.Scan(ctx, s.cursor, s.st.Pattern, hint).Result()
 		if err != nil {
-			return nil, s.fail(ctx, "SCAN", err)
+			return s.fail(ctx, "SCAN", err)
 		}
 		s.keys = append(s.keys, keys...)
 		s.cursor = cur
 		s.scanned = cur == 0
 	}
-	n := len(s.keys)
-	if want >= 0 && int64(n) > want {
-		n = int(want)
+	return nil
+}
+
+// readChunk reads the values of keys into p's records (or failures) and
+// returns their bytes.
+func (s *Source) readChunk(ctx context.Context, keys []string, p *connector.Page) (int64, error) {
+	if len(keys) == 0 {
+		return 0, nil
 	}
-	if n == 0 {
-		return nil, nil
-	}
-	page := s.keys[:n:n]
-	s.keys = append([]string(nil), s.keys[n:]...)
-	if s.scanned && len(s.keys) == 0 {
-		s.done = true
-	}
-	values, err := s.readValues(ctx, page)
+	values, err := s.readValues(ctx, keys)
 	if err != nil {
-		return nil, err
+		return 0, err
 	}
-	p := &connector.Page{Records: make([]connector.Record, 0, n)}
-	for i, key := range page {
+	var bytes int64
+	for i, key := range keys {
 		v := values[i]
+		bytes += int64(len(key)) + v.size
 		switch {
 		case v.err != nil:
 			p.Failed = append(p.Failed, connector.RecordError{
@@ -64,13 +94,13 @@ func (s *Source) nextKeys(ctx context.Context, want int64) (*connector.Page, err
 			}})
 		}
 	}
-	s.emitted += int64(len(p.Records) + len(p.Failed))
-	return p, nil
+	return bytes, nil
 }
 
 // keyValue is what was read for one key.
 type keyValue struct {
 	value connector.Value
+	size  int64 // bytes of the strings Redis sent for it
 	found bool  // false: the key was deleted after SCAN
 	err   error // the key holds something the source cannot read
 }
@@ -84,7 +114,7 @@ func (s *Source) readValues(ctx context.Context, keys []string) ([]keyValue, err
 	var other []int // keys MGET returned nil for: missing or not strings
 	for i, x := range raw {
 		if str, ok := asString(x); ok {
-			out[i] = keyValue{value: decodeText(str), found: true}
+			out[i] = keyValue{value: decodeText(str), size: int64(len(str)), found: true}
 		} else {
 			other = append(other, i)
 		}
@@ -147,9 +177,23 @@ func (s *Source) readValues(ctx context.Context, keys []string) ([]keyValue, err
 			out[i] = keyValue{err: err}
 			continue
 		}
-		out[i] = keyValue{value: v, found: true}
+		out[i] = keyValue{value: v, size: replySize(res), found: true}
 	}
 	return out, nil
+}
+
+// replySize is the bytes of the strings in a read command's reply.
+func replySize(res any) int64 {
+	if str, ok := asString(res); ok {
+		return int64(len(str))
+	}
+	var n int64
+	if items, ok := res.([]any); ok {
+		for _, x := range items {
+			n += replySize(x)
+		}
+	}
+	return n
 }
 
 // typedValue converts the reply of a type's read command: a hash to an
