@@ -171,7 +171,7 @@ func (s *Sink) WriteIdempotent(ctx context.Context, p *connector.Page, scope, to
 	if err != nil {
 		return err
 	}
-	sent, err := s.messages(p, 0, len(p.Records))
+	sent, _, err := s.messages(p, 0, len(p.Records))
 	if err != nil {
 		return err
 	}

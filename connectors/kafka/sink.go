@@ -146,13 +146,13 @@ func (s *Sink) Write(ctx context.Context, p *connector.Page) error {
 	parts := make([]*sentPart, 0, (len(p.Records)+partSize-1)/partSize)
 	largest := 0
 	for lo := 0; lo < len(p.Records); lo += partSize {
-		sent, err := s.messages(p, lo, min(lo+partSize, len(p.Records)))
+		sent, size, err := s.messages(p, lo, min(lo+partSize, len(p.Records)))
 		if err != nil {
 			releaseAll(parts)
 			return err
 		}
 		parts = append(parts, sent)
-		largest = max(largest, sent.largest)
+		largest = max(largest, size)
 	}
 	if largest > s.batchMax && s.batchMax < s.cfg.MaxMessageBytes {
 		if err := s.widen(ctx, largest); err != nil {
@@ -188,7 +188,6 @@ type sentPart struct {
 	msgs    []*kgo.Record
 	ends    []int
 	buf     []byte
-	largest int                      // messageSize of the largest message
 	pending atomic.Int64             // messages not yet acknowledged or failed
 	promise func(*kgo.Record, error) // done, bound once
 }
@@ -219,8 +218,8 @@ func (sp *sentPart) release() {
 }
 
 // messages builds the messages of the page's records lo..hi-1 into a
-// sentPart.
-func (s *Sink) messages(p *connector.Page, lo, hi int) (*sentPart, error) {
+// sentPart and returns the messageSize of the largest.
+func (s *Sink) messages(p *connector.Page, lo, hi int) (sp *sentPart, largest int, err error) {
 	sp, ok := sentPool.Get()
 	if !ok {
 		sp = &sentPart{}
@@ -236,7 +235,6 @@ func (s *Sink) messages(p *connector.Page, lo, hi int) (*sentPart, error) {
 	}
 	sp.slab, sp.msgs, sp.ends = sp.slab[:n], sp.msgs[:n], sp.ends[:n]
 	sp.s, sp.seq, sp.first = s, p.Seq, lo
-	sp.largest = 0
 	buf := sp.buf[:0]
 	for i := range recs {
 		buf = connector.AppendRecordJSON(buf, recs[i])
@@ -250,12 +248,12 @@ func (s *Sink) messages(p *connector.Page, lo, hi int) (*sentPart, error) {
 		start = sp.ends[i]
 		if err := s.route(&recs[i], m); err != nil {
 			sp.release()
-			return nil, fmt.Errorf("kafka: record %d of page %d: %w", lo+i+1, p.Seq, err)
+			return nil, 0, fmt.Errorf("kafka: record %d of page %d: %w", lo+i+1, p.Seq, err)
 		}
 		sp.msgs[i] = m
-		sp.largest = max(sp.largest, messageSize(m))
+		largest = max(largest, messageSize(m))
 	}
-	return sp, nil
+	return sp, largest, nil
 }
 
 // releaseAll gives back parts that were built but not produced.

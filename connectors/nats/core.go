@@ -18,10 +18,8 @@ type CoreSource struct {
 	sub     *natsgo.Subscription
 	dropped int // messages the client dropped so far (slow consumer)
 	// carry is a message received after batch_bytes was reached: the
-	// first of the next page (when carried).
-	carry     message
-	carrySize int
-	carried   bool
+	// first of the next page.
+	carry *natsgo.Msg
 }
 
 var _ connector.Source = (*CoreSource)(nil)
@@ -69,10 +67,15 @@ func (s *CoreSource) Next(ctx context.Context) (*connector.Page, error) {
 	var msgs []message
 	var linger time.Time
 	size := 0
-	if s.carried {
-		msgs, size = append(msgs, s.carry), s.carrySize
-		s.carry, s.carried = message{}, false
-		linger = time.Now().Add(pageWait)
+	take := func(m *natsgo.Msg) {
+		msgs, size = append(msgs, message{data: m.Data, subject: m.Subject, header: m.Header}), size+m.Size()
+		if len(msgs) == 1 {
+			linger = time.Now().Add(pageWait)
+		}
+	}
+	if s.carry != nil {
+		take(s.carry)
+		s.carry = nil
 	}
 fill:
 	for len(msgs) < n {
@@ -92,16 +95,12 @@ fill:
 		cancel()
 		switch {
 		case err == nil:
-			msg := message{data: m.Data, subject: m.Subject, header: m.Header}
 			s.touch()
 			if limit > 0 && len(msgs) > 0 && size+m.Size() > limit {
-				s.carry, s.carrySize, s.carried = msg, m.Size(), true
+				s.carry = m
 				break fill
 			}
-			msgs, size = append(msgs, msg), size+m.Size()
-			if len(msgs) == 1 {
-				linger = time.Now().Add(pageWait)
-			}
+			take(m)
 		case ctx.Err() != nil:
 			return nil, ctx.Err()
 		case errors.Is(err, context.DeadlineExceeded):

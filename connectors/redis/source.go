@@ -23,7 +23,7 @@ type Source struct {
 	listPos int64  // List: index of the next element to read
 	next    string // Stream: XRANGE start of the next page ("-" or an id)
 
-	chunks  chunker  // List, Stream: read sizes for batch_bytes
+	chunks  chunker  // read sizes for batch_bytes
 	cursor  uint64   // Keys: SCAN cursor
 	scanned bool     // Keys: the SCAN iteration came back to cursor 0
 	keys    []string // Keys: scanned, not yet read
