@@ -27,7 +27,7 @@ func (e clusterExecutor) Free() int {
 	// A run that only writes its result gives its slot away as soon as the
 	// write is done: claiming its successor now overlaps the claim's round
 	// trips with that write (the successor waits for the slot).
-	return max(cap(r.slots)-r.clusterJobs+r.finishing, 0)
+	return max(r.slots.size-r.clusterJobs+r.finishing, 0)
 }
 
 // InFlight is the runs executing here.
@@ -80,7 +80,7 @@ func (r *Runner) submitPending(ctx context.Context, p *prepared, c caller, runID
 func (r *Runner) takeSlot() bool {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if r.closing || r.clusterJobs >= cap(r.slots) {
+	if r.closing || r.clusterJobs >= r.slots.size {
 		return false
 	}
 	r.clusterJobs++
@@ -283,7 +283,7 @@ func (r *Runner) executeClaimed(j *job) {
 	r.inFlight++
 	r.mu.Unlock()
 	defer func() {
-		<-r.slots
+		r.slots.release()
 		r.mu.Lock()
 		r.inFlight--
 		r.mu.Unlock()

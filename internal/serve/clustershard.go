@@ -190,7 +190,7 @@ func (r *Runner) executeShard(j *job) {
 	r.inFlight++
 	r.mu.Unlock()
 	defer func() {
-		<-r.slots
+		r.slots.release()
 		r.mu.Lock()
 		r.inFlight--
 		r.mu.Unlock()

@@ -57,8 +57,10 @@
 // # Lifecycle
 //
 // A run waits for one of --max-concurrent-runs execution slots, racing its
-// cancel token and the shutdown token. Cancelled while queued it is
-// finalized at once (cancelled, or failed/server_shutdown). On a slot it
+// cancel token and the shutdown token. Slots go first come, first served:
+// a run takes its place in line when it is accepted, so queued runs start
+// in submission order. Cancelled while queued it is finalized at once
+// (cancelled, or failed/server_shutdown). On a slot it
 // moves queued → running (started_at written), runs every matrix row on the
 // engine with the config's execution settings and ends completed, failed
 // ("N invocation(s) failed", or the executor error), failed/timeout ("run
@@ -71,8 +73,10 @@
 // Finalizing flushes the run's persisted logs first, then writes the
 // terminal record (read-modify-write; a fresh minimal record if the stored
 // one vanished, so a run never stays non-terminal), releases the run (it can
-// be deleted from then on) and fires the completion callback (3 attempts,
-// 10 s each, 250 ms × 2^(n-1) apart, a 4xx other than 408/429 is final). A
+// be deleted from then on; a delete that arrives between the terminal write
+// and the release waits for the release instead of answering 409) and
+// fires the completion callback (3 attempts, 10 s each, 250 ms × 2^(n-1)
+// apart, a 4xx other than 408/429 is final). A
 // client that sees a terminal status can therefore read the complete
 // persisted log.
 //

@@ -17,6 +17,7 @@ func (r *Runner) execute(j *job) {
 	defer func() {
 		r.forget(j)
 		j.cancel(nil)
+		close(j.done)
 	}()
 	if !r.acquireSlot(j) {
 		r.unreserve()
@@ -29,7 +30,7 @@ func (r *Runner) execute(j *job) {
 	r.inFlight++
 	r.mu.Unlock()
 	defer func() {
-		<-r.slots
+		r.slots.release()
 		r.mu.Lock()
 		r.inFlight--
 		r.mu.Unlock()
@@ -241,14 +242,8 @@ func (r *Runner) forget(j *job) {
 // acquireSlot waits for an execution slot for j. It reports false, holding
 // no slot, when j was cancelled first (also when both happened at once).
 func (r *Runner) acquireSlot(j *job) bool {
-	select {
-	case r.slots <- struct{}{}:
-	case <-j.ctx.Done():
-		return false
+	if j.ticket == nil {
+		j.ticket = r.slots.enqueue()
 	}
-	if j.ctx.Err() != nil {
-		<-r.slots
-		return false
-	}
-	return true
+	return j.ticket.wait(j.ctx)
 }

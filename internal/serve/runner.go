@@ -27,7 +27,7 @@ var (
 type Runner struct {
 	s         *Server
 	maxQueued int
-	slots     chan struct{}
+	slots     *slotQueue
 
 	mu       sync.Mutex
 	queued   int
@@ -61,13 +61,14 @@ type job struct {
 	timeout   time.Duration
 	ctx       context.Context
 	cancel    context.CancelCauseFunc
+	// done is closed when the job has finished: its terminal record is
+	// written and it has left active.
+	done chan struct{}
 
-	// Cluster mode: the claim the run executes under, the job it replaced
-	// in active (a zombie of the same run still draining), and done,
-	// closed when the job has finished.
+	// Cluster mode: the claim the run executes under and the job it
+	// replaced in active (a zombie of the same run still draining).
 	claim *cluster.Claim
 	prev  *job
-	done  chan struct{}
 	// shard: cluster mode B, the shard of a sharded run this job executes
 	// (claim is nil then).
 	shard *cluster.ShardClaim
@@ -77,10 +78,13 @@ type job struct {
 	// finishing: the pipeline has ended; the slot is offered to the next
 	// claim while the result is written (cluster mode).
 	finishing bool
+	// ticket is the job's place in line for an execution slot, taken when
+	// the run is accepted (a local run) or when acquireSlot first asks.
+	ticket *slotTicket
 }
 
 func newRunner(s *Server) *Runner {
-	r := &Runner{s: s, maxQueued: s.cfg.MaxQueuedRuns, slots: make(chan struct{}, s.cfg.MaxConcurrentRuns),
+	r := &Runner{s: s, maxQueued: s.cfg.MaxQueuedRuns, slots: newSlotQueue(s.cfg.MaxConcurrentRuns),
 		active: map[string]*job{}}
 	r.base, r.stopAll = context.WithCancelCause(context.Background())
 	r.hard, r.hardStop = context.WithCancel(context.Background())
@@ -207,7 +211,7 @@ func (r *Runner) submit(ctx context.Context, p *prepared, c caller, submitted ti
 		}
 		return submitResult{}, false, err
 	}
-	j := &job{id: runID, prep: p, submitted: submitted}
+	j := &job{id: runID, prep: p, submitted: submitted, done: make(chan struct{})}
 	if req.TimeoutSecs != nil {
 		j.timeout = time.Duration(*req.TimeoutSecs) * time.Second
 	}
@@ -217,6 +221,7 @@ func (r *Runner) submit(ctx context.Context, p *prepared, c caller, submitted ti
 	r.wg.Add(1)
 	r.mu.Unlock()
 	reserved = false // the run owns the slot now
+	j.ticket = r.slots.enqueue()
 	go r.execute(j)
 	s.metrics.runsSubmitted.Inc()
 	s.audit(ctx, c, "run.submit", &runID, &p.configFP, "ok")
@@ -267,6 +272,38 @@ func (r *Runner) isActive(id string) bool {
 	defer r.mu.Unlock()
 	return r.active[id] != nil
 }
+
+// settled reports whether this process is done with the run, so that it
+// may be deleted: it does not hold it, or holds it only to finish a
+// terminal record already stored. A client that saw the terminal status
+// deletes at once, possibly before the job has left active; settled waits
+// for that (briefly, up to settleWait) instead of answering 409.
+func (r *Runner) settled(ctx context.Context, id string) bool {
+	r.mu.Lock()
+	j := r.active[id]
+	r.mu.Unlock()
+	if j == nil {
+		return true
+	}
+	rec, err := r.s.history.Get(ctx, id)
+	if err != nil || rec == nil || !rec.Status.IsTerminal() {
+		return false
+	}
+	t := time.NewTimer(settleWait)
+	defer t.Stop()
+	select {
+	case <-j.done:
+		return true
+	case <-t.C:
+		return false
+	case <-ctx.Done():
+		return false
+	}
+}
+
+// settleWait bounds how long a delete waits for a run whose terminal record
+// is stored to leave active (it only fires its callback and metrics then).
+const settleWait = 5 * time.Second
 
 // shutdown stops accepting runs, waits up to grace for the queue and the
 // running runs to drain, then cancels the rest and waits up to flushGrace

@@ -164,7 +164,7 @@ func (s *Server) handleCancelRun(w http.ResponseWriter, r *http.Request) {
 // Deleting releases the run's idempotency claim.
 func (s *Server) handleDeleteRun(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("id")
-	if s.runner.isActive(id) {
+	if !s.runner.settled(r.Context(), id) {
 		writeError(w, errConflict("run is still in flight — cancel it before deleting"))
 		return
 	}

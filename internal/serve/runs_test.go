@@ -191,6 +191,29 @@ func TestCancelRunningAndQueued(t *testing.T) {
 	}
 }
 
+// TestQueuedRunsStartInSubmissionOrder: with one slot, runs accepted one
+// after another start one after another in that order, however their
+// goroutines happen to be scheduled.
+func TestQueuedRunsStartInSubmissionOrder(t *testing.T) {
+	hn := newHarness(t, func(c *Config) { c.MaxConcurrentRuns = 1; c.MaxQueuedRuns = 8 })
+	var ids []string
+	for range 8 {
+		ids = append(ids, hn.submit(map[string]any{"config": slowPipeline(1)})["run_id"].(string))
+	}
+	var prev time.Time
+	for i, id := range ids {
+		rec := hn.wait(id)
+		started, err := time.Parse(time.RFC3339Nano, rec["started_at"].(string))
+		if err != nil || rec["status"] != "completed" {
+			t.Fatalf("run %d: %v (%v)", i, rec, err)
+		}
+		if !started.After(prev) {
+			t.Fatalf("run %d started at %s, not after run %d (%s)", i, started, i-1, prev)
+		}
+		prev = started
+	}
+}
+
 func TestQueueFull(t *testing.T) {
 	hn := newHarness(t, func(c *Config) { c.MaxConcurrentRuns = 1; c.MaxQueuedRuns = 1 })
 	a := hn.submit(map[string]any{"config": slowPipeline(0)})["run_id"].(string)
