@@ -71,7 +71,11 @@ pipeline:
 		t.Fatalf("exit: %v, want status 130\n%s", err, stderr.String())
 	}
 
-	bookmark := readBookmark(t, filepath.Join(dir, "state", "interrupt%3A%3Arow-0.json"))
+	statePath := filepath.Join(dir, "state", "interrupt%3A%3Arow-0.json")
+	if _, err := os.Stat(statePath); err != nil {
+		t.Fatalf("no bookmark saved after the interrupt: %v\n%s", err, stderr.String())
+	}
+	bookmark := readBookmark(t, statePath)
 	ids := readIDs(t, filepath.Join(dir, "out.jsonl"))
 	if bookmark <= 0 || bookmark >= rows {
 		t.Fatalf("bookmark %d: the interrupt should land mid-stream", bookmark)
