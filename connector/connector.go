@@ -107,6 +107,16 @@ type PageEncoder interface {
 	WriteEncoded(ctx context.Context, p *Page, data []byte) error
 }
 
+// EncodedOnlyWriter is implemented by PageEncoder sinks whose WriteEncoded
+// reads only the encoded bytes (and the Bookmark), never the page's
+// Records, and refuses no single record (Page.Failed). The engine may then
+// trim a page as soon as it is encoded (see Page.Trim), so a page that
+// waits for the writer holds its bytes but not the source's memory.
+type EncodedOnlyWriter interface {
+	PageEncoder
+	WritesEncodedOnly()
+}
+
 // Overwriter is implemented by sinks that can stage a whole run and swap
 // it in at the end (write_mode: overwrite). When Overwriting reports true
 // after Open, the engine saves no bookmark during the run, calls

@@ -45,6 +45,15 @@ type Page struct {
 	// The engine uses it when a transform fails on that record.
 	Locate func(i int) (location string, rowID int64)
 
+	// Trim, when set by the source, is called by the engine at most once,
+	// before Release, when it is done with everything of the page but its
+	// Bookmark: the records were encoded for a sink that writes the bytes
+	// only (EncodedOnlyWriter), none failed, and the run needs them for
+	// nothing else. The engine sets Records and Locate to nil first and
+	// uses neither again; the source may reuse the page's memory at once,
+	// except what Bookmark refers to (valid until Release).
+	Trim func()
+
 	// Release, when set by the source, is called by the engine exactly once
 	// when it is done with the page (written, or dropped on error or
 	// cancellation), so the source can reuse the page's buffers. After
@@ -62,6 +71,16 @@ func (p *Page) Done() {
 	if r := p.Release; r != nil {
 		p.Release = nil
 		r()
+	}
+}
+
+// TrimRecords drops the page's Records and Locate and calls Trim once,
+// if set.
+func (p *Page) TrimRecords() {
+	p.Records, p.Locate = nil, nil
+	if t := p.Trim; t != nil {
+		p.Trim = nil
+		t()
 	}
 }
 

@@ -276,6 +276,9 @@ func isFormulaStart(c byte) bool {
 	return false
 }
 
+// WritesEncodedOnly: WriteEncoded reads the bytes, not the records.
+func (s *Sink) WritesEncodedOnly() {}
+
 // WriteEncoded writes a page EncodePage produced, after the header if one
 // is still due.
 func (s *Sink) WriteEncoded(ctx context.Context, p *connector.Page, data []byte) error {
@@ -342,6 +345,6 @@ func (s *Sink) Close() error {
 }
 
 var (
-	_ connector.Sink        = (*Sink)(nil)
-	_ connector.PageEncoder = (*Sink)(nil)
+	_ connector.Sink              = (*Sink)(nil)
+	_ connector.EncodedOnlyWriter = (*Sink)(nil)
 )

@@ -144,6 +144,9 @@ func (s *Sink) WriteEncoded(ctx context.Context, p *connector.Page, data []byte)
 	return nil
 }
 
+// WritesEncodedOnly: WriteEncoded reads the bytes, not the records.
+func (s *Sink) WritesEncodedOnly() {}
+
 // Write encodes and writes a page (the path without PageEncoder).
 func (s *Sink) Write(ctx context.Context, p *connector.Page) error {
 	buf, err := s.EncodePage(p, s.scratch[:0])
@@ -177,6 +180,6 @@ func (s *Sink) Close() error {
 }
 
 var (
-	_ connector.Sink        = (*Sink)(nil)
-	_ connector.PageEncoder = (*Sink)(nil)
+	_ connector.Sink              = (*Sink)(nil)
+	_ connector.EncodedOnlyWriter = (*Sink)(nil)
 )

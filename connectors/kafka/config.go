@@ -1,6 +1,7 @@
 package kafka
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"net"
@@ -27,8 +28,8 @@ type SourceConfig struct {
 	OnDecodeError string  `json:"on_decode_error" default:"fail" enum:"fail,skip" doc:"value_format json and a value that is not JSON: fail (the record goes to the dead-letter queue, or fails the run) or skip it with a warning."`
 	OpenTimeout   float64 `json:"open_timeout" default:"10" doc:"Seconds Open waits for the brokers to answer (metadata and offsets)."`
 
-	FetchMaxBytes          int  `json:"fetch_max_bytes" default:"1048576" doc:"Bytes one fetch from a broker may return (the client's memory for fetched, not yet read messages is about this per broker). At least one batch is always returned, so a larger batch still arrives."`
-	FetchMaxPartitionBytes int  `json:"fetch_max_partition_bytes" default:"262144" doc:"Bytes one fetch may return for one partition (at least one batch)."`
+	FetchMaxBytes          int  `json:"fetch_max_bytes" doc:"Bytes one fetch from a broker may return: the client holds about this per broker of fetched, not yet read messages (several times it once decompressed). 0 (default): 256 KiB when the brokers answer within 5 ms at open, else 1 MiB. At least one batch is always returned, so a larger batch still arrives."`
+	FetchMaxPartitionBytes int  `json:"fetch_max_partition_bytes" doc:"Bytes one fetch may return for one partition (at least one batch). 0 (default): 128 KiB when the brokers answer within 5 ms at open, else 256 KiB; never more than fetch_max_bytes."`
 	ClientMetrics          bool `json:"client_metrics" default:"false" doc:"Send client metrics (KIP-714) to brokers that ask for them. Off by default: each push compresses with buffers of several MiB."`
 }
 
@@ -103,11 +104,11 @@ func (c *SourceConfig) Validate() error {
 	if c.BatchBytes < 0 || c.BatchBytes > 1<<30 {
 		return connector.ConfigErrorf("batch_bytes", "must be between 0 (no limit) and %d, got %d", 1<<30, c.BatchBytes)
 	}
-	if c.FetchMaxBytes < 1024 || c.FetchMaxBytes > 1<<30 {
-		return connector.ConfigErrorf("fetch_max_bytes", "must be between 1024 and %d, got %d", 1<<30, c.FetchMaxBytes)
+	if c.FetchMaxBytes != 0 && (c.FetchMaxBytes < 1024 || c.FetchMaxBytes > 1<<30) {
+		return connector.ConfigErrorf("fetch_max_bytes", "must be 0 (sized to the round trip) or between 1024 and %d, got %d", 1<<30, c.FetchMaxBytes)
 	}
-	if c.FetchMaxPartitionBytes < 1024 || c.FetchMaxPartitionBytes > c.FetchMaxBytes {
-		return connector.ConfigErrorf("fetch_max_partition_bytes", "must be between 1024 and fetch_max_bytes (%d), got %d", c.FetchMaxBytes, c.FetchMaxPartitionBytes)
+	if limit := cmp.Or(c.FetchMaxBytes, 1<<30); c.FetchMaxPartitionBytes != 0 && (c.FetchMaxPartitionBytes < 1024 || c.FetchMaxPartitionBytes > limit) {
+		return connector.ConfigErrorf("fetch_max_partition_bytes", "must be 0 (sized to the round trip) or between 1024 and fetch_max_bytes (%d), got %d", limit, c.FetchMaxPartitionBytes)
 	}
 	return seconds("open_timeout", c.OpenTimeout, false)
 }

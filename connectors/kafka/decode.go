@@ -21,9 +21,9 @@ type decoder struct {
 // worker; the parser is the page's own. The records' strings are views
 // into mem.data (the parser's are), so they live as long as the page.
 func (d decoder) decode(p *connector.Page, mem *pageMem) {
-	jp := &mem.jp
-	mem.size()
-	p.Records = mem.recs[:0]
+	dm := mem.size()
+	jp := &dm.jp
+	p.Records = dm.recs[:0]
 	for n := range mem.msgs {
 		msg := &mem.msgs[n]
 		raw := mem.bytes(msg.value)
@@ -40,7 +40,7 @@ func (d decoder) decode(p *connector.Page, mem *pageMem) {
 			continue
 		}
 		i := len(p.Records)
-		p.Records = append(p.Records, mem.record(i, msg, v))
+		p.Records = append(p.Records, mem.record(dm.fields, i, msg, v))
 		mem.kept = append(mem.kept, int32(n))
 	}
 }
@@ -55,9 +55,9 @@ const envelopeFields = 7
 
 // record is faucet-cli 1.x's message record: {key, value, topic,
 // partition, offset, timestamp (ms), headers} of msg, with its decoded
-// value v, in the fields of the page's i-th record.
-func (m *pageMem) record(i int, msg *message, v connector.Value) connector.Record {
-	fields := m.fields[i*envelopeFields : (i+1)*envelopeFields : (i+1)*envelopeFields]
+// value v, in the fields of the page's i-th record (in slab).
+func (m *pageMem) record(slab []connector.Field, i int, msg *message, v connector.Value) connector.Record {
+	fields := slab[i*envelopeFields : (i+1)*envelopeFields : (i+1)*envelopeFields]
 	k := connector.Null()
 	if key := m.bytes(msg.key); key != nil {
 		k = connector.String(view(key))

@@ -11,19 +11,26 @@ import (
 // pageMem is everything one page holds: copies of its messages (taken
 // while polling, so a page never holds on to franz-go's batches: a
 // decompressed batch of a megabyte stays alive only until its last
-// message is polled, whatever page that message lands in) and, after
-// Decode, its records and their fields (one slab each instead of a field
-// slice per message) and the parser of its values. It is reused
-// (memPool) once the engine has released the page.
+// message is polled, whatever page that message lands in) and, once
+// decoded, its records (decodeMem). It is reused (memPool) once the
+// engine has trimmed or released the page.
 type pageMem struct {
 	msgs []message
 	data []byte   // the keys, values and header values of msgs, back to back
 	hdrs []header // the headers of msgs, back to back
+	kept []int32  // per decoded record: its message's index in msgs
 
+	dec *decodeMem
+}
+
+// decodeMem is a page's decoded records: their fields (one slab instead
+// of a field slice per message) and the parser of their values. It is
+// pooled apart from the messages because fewer pages need one: none of
+// the pages still to be decoded.
+type decodeMem struct {
 	jp     connector.JSONParser
 	recs   []connector.Record
 	fields []connector.Field
-	kept   []int32 // per decoded record: its message's index in msgs
 }
 
 // message is what a page keeps of a fetched message.
@@ -49,6 +56,9 @@ type span struct{ start, end int }
 // memPool keeps released pages' memory for the next page (the engine's
 // writer releases pages, the source's reader takes them).
 var memPool = recycle.List[*pageMem]{Max: recycle.PagesInFlight}
+
+// decodePool keeps trimmed and released pages' decodeMem.
+var decodePool = recycle.List[*decodeMem]{Max: recycle.PagesInFlight}
 
 func getPageMem() *pageMem {
 	if m, ok := memPool.Get(); ok {
@@ -114,17 +124,35 @@ func (m *pageMem) bytes(s span) []byte {
 	return m.data[s.start:s.end:s.end]
 }
 
-// size makes room for the records of every message.
-func (m *pageMem) size() {
+// size takes a decodeMem with room for the records of every message.
+func (m *pageMem) size() *decodeMem {
+	d, ok := decodePool.Get()
+	if !ok {
+		d = &decodeMem{}
+	}
 	n := len(m.msgs)
-	if cap(m.recs) < n {
-		m.recs = make([]connector.Record, 0, n)
+	if cap(d.recs) < n {
+		d.recs = make([]connector.Record, 0, n)
 	}
-	if cap(m.fields) < n*envelopeFields {
-		m.fields = make([]connector.Field, n*envelopeFields)
+	if cap(d.fields) < n*envelopeFields {
+		d.fields = make([]connector.Field, n*envelopeFields)
 	}
-	m.fields = m.fields[:n*envelopeFields]
+	d.fields = d.fields[:n*envelopeFields]
+	m.dec = d
 	m.kept = m.kept[:0]
+	return d
+}
+
+// dropDecoded gives the decoded records' memory back.
+func (m *pageMem) dropDecoded() {
+	if d := m.dec; d != nil {
+		m.dec = nil
+		d.jp.Reset()
+		clear(d.fields) // drop the references into data and the parser
+		clear(d.recs[:cap(d.recs)])
+		d.recs = d.recs[:0]
+		decodePool.Put(d)
+	}
 }
 
 // put empties the page's memory and pools it.
@@ -132,9 +160,7 @@ func (m *pageMem) put() {
 	if m == nil {
 		return
 	}
-	m.jp.Reset()
-	clear(m.fields) // drop the references into data and the parser
-	clear(m.recs[:cap(m.recs)])
+	m.dropDecoded()
 	clear(m.msgs) // drop the topics
 	clear(m.hdrs) // and the header keys
 	m.msgs, m.data, m.hdrs, m.kept = m.msgs[:0], m.data[:0], m.hdrs[:0], m.kept[:0]

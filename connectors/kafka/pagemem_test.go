@@ -2,6 +2,7 @@ package kafka
 
 import (
 	"bytes"
+	"sync/atomic"
 	"testing"
 
 	"github.com/twmb/franz-go/pkg/kgo"
@@ -59,5 +60,48 @@ func TestPageMemAddCountsHeaderValues(t *testing.T) {
 	}
 	if got := string(m.bytes(m.hdrs[m.msgs[1].headers.start].value)); got != string(msg.Headers[0].Value) {
 		t.Fatalf("second message's header value %q", got)
+	}
+}
+
+// TestPageTrimGivesItsMemoryBack: once the engine trims an encoded
+// page, all its memory is back in the pools for the next page, and the
+// Release that follows does not pool it twice.
+func TestPageTrimGivesItsMemoryBack(t *testing.T) {
+	for {
+		if _, ok := memPool.Get(); !ok {
+			break
+		}
+	}
+	m := getPageMem()
+	m.add([]*kgo.Record{
+		{Topic: "t", Partition: 1, Offset: 7, Value: []byte(`{"a":1}`)},
+		{Topic: "t", Partition: 1, Offset: 8, Value: []byte(`not json`)},
+		{Topic: "t", Partition: 1, Offset: 9, Value: []byte(`{"a":"\u00e9"}`)},
+	}, 10, 0)
+	s := &Source{dec: decoder{format: "json", skipBad: true, skipped: new(atomic.Int64)}, next: positions{}}
+	p := s.page(m)
+	if err := p.Materialize(); err != nil || len(p.Records) != 2 {
+		t.Fatalf("decoded %d records (%v)", len(p.Records), err)
+	}
+	if loc, row := p.Locate(1); loc != "t/1@9" || row != 3 {
+		t.Fatalf("record 1 is %s (row %d), want t/1@9 (row 3)", loc, row)
+	}
+	dec := m.dec
+	p.TrimRecords()
+	if p.Records != nil || p.Locate != nil || p.Bookmark == nil {
+		t.Fatal("a trimmed page keeps its records or Locate, or lost its bookmark")
+	}
+	if m.dec != nil || len(m.msgs) != 0 {
+		t.Fatal("trimming kept the page's memory")
+	}
+	if got, ok := decodePool.Get(); !ok || got != dec {
+		t.Fatal("the trimmed page's decoded memory is not the pool's next")
+	}
+	p.Done()
+	if got, ok := memPool.Get(); !ok || got != m {
+		t.Fatal("the trimmed page's memory is not in the pool")
+	}
+	if _, ok := memPool.Get(); ok {
+		t.Fatal("Release after Trim pooled the page's memory a second time")
 	}
 }

@@ -33,6 +33,9 @@ type Source struct {
 	carry    []*kgo.Record // polled, not yet in a page (batch_bytes was reached)
 	lastSeen time.Time     // when the last message (or the open) was
 	skipped  atomic.Int64
+
+	// the fetch limits in use (fetchsize.go)
+	fetchBytes, fetchPartitionBytes int
 }
 
 var (
@@ -84,6 +87,9 @@ func (s *Source) Open(ctx context.Context, opts connector.SourceOptions) error {
 		}
 		return err
 	}
+	rtt := roundTrip(octx, cl)
+	s.fetchBytes, s.fetchPartitionBytes = fetchSizes(s.cfg, rtt)
+	s.log.Debug("kafka: fetch sizes", "round_trip", rtt.String(), "fetch_max_bytes", s.fetchBytes, "fetch_max_partition_bytes", s.fetchPartitionBytes)
 	cl.Close()
 	// A second client consumes: the partitions to read are only known now.
 	start := map[string]map[int32]kgo.Offset{}
@@ -105,8 +111,8 @@ func (s *Source) Open(ctx context.Context, opts connector.SourceOptions) error {
 		kgo.FetchMaxWait(500*time.Millisecond),
 		// Bounded fetches: franz-go's default of 50 MiB per fetch is what
 		// the client may hold of fetched, unread messages per broker.
-		kgo.FetchMaxBytes(int32(s.cfg.FetchMaxBytes)),
-		kgo.FetchMaxPartitionBytes(int32(s.cfg.FetchMaxPartitionBytes)),
+		kgo.FetchMaxBytes(int32(s.fetchBytes)),
+		kgo.FetchMaxPartitionBytes(int32(s.fetchPartitionBytes)),
 	)...)
 	if err != nil {
 		return fmt.Errorf("kafka: %w", err)
@@ -235,14 +241,25 @@ func (s *Source) page(mem *pageMem) *connector.Page {
 	s.taken += int64(len(mem.msgs))
 	bm := s.next.bookmark()
 	dec := s.dec
+	trimmed := false // the engine trims on a worker, then releases on its writer
 	return &connector.Page{
 		Bookmark: &bm,
 		Decode: func(p *connector.Page) error {
 			dec.decode(p, mem)
 			return nil
 		},
+		// The page is encoded and the engine reads neither its records
+		// nor its messages again: its memory is reused at once.
+		Trim: func() {
+			trimmed = true
+			mem.put()
+		},
 		// The engine is done with the page: its memory is reused.
-		Release: func() { mem.put() },
+		Release: func() {
+			if !trimmed {
+				mem.put()
+			}
+		},
 		Locate: func(i int) (string, int64) {
 			return mem.locate(i, first)
 		},

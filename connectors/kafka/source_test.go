@@ -208,9 +208,10 @@ func TestSourceConfigErrors(t *testing.T) {
 		{[]any{"brokers", "k:9092", "topics", []any{"a/b"}, "max_messages", 1}, "not a valid topic name"},
 		{[]any{"brokers", "k:9092", "topics", []any{"a"}, "idle_timeout", -1}, "idle_timeout: must be a positive number"},
 		{[]any{"brokers", "k:9092", "topics", []any{"a"}, "max_messages", 1, "auto_offset_reset", "smallest"}, "must be one of latest, earliest"},
-		{[]any{"brokers", "k:9092", "topics", []any{"a"}, "max_messages", 1, "fetch_max_bytes", 10}, "fetch_max_bytes: must be between 1024"},
+		{[]any{"brokers", "k:9092", "topics", []any{"a"}, "max_messages", 1, "fetch_max_bytes", 10}, "fetch_max_bytes: must be 0 (sized to the round trip) or between 1024"},
 		{[]any{"brokers", "k:9092", "topics", []any{"a"}, "max_messages", 1, "batch_bytes", -1}, "batch_bytes: must be between 0 (no limit)"},
-		{[]any{"brokers", "k:9092", "topics", []any{"a"}, "max_messages", 1, "fetch_max_partition_bytes", 2 << 20}, "fetch_max_partition_bytes: must be between 1024 and fetch_max_bytes"},
+		{[]any{"brokers", "k:9092", "topics", []any{"a"}, "max_messages", 1, "fetch_max_bytes", 1 << 20, "fetch_max_partition_bytes", 2 << 20}, "fetch_max_partition_bytes: must be 0 (sized to the round trip) or between 1024 and fetch_max_bytes (1048576)"},
+		{[]any{"brokers", "k:9092", "topics", []any{"a"}, "max_messages", 1, "fetch_max_partition_bytes", 100}, "fetch_max_partition_bytes: must be 0 (sized to the round trip) or between 1024"},
 	} {
 		_, err := newSource(cfg(t, c.kv...))
 		if err == nil || !strings.Contains(err.Error(), c.want) {

@@ -25,6 +25,18 @@ type work struct {
 	// transforms to its position among the page's decoded records; nil
 	// when the transforms removed none.
 	kept []int32
+	// trimmed: the page's Records were dropped once encoded (see
+	// stages.trim); records is how many there were.
+	trimmed bool
+	records int
+}
+
+// count is the number of records the page carries to the sink.
+func (w *work) count() int {
+	if w.trimmed {
+		return w.records
+	}
+	return len(w.page.Records)
 }
 
 // decoded is the position among the page's decoded records of the record
@@ -50,12 +62,18 @@ type failure struct {
 type stages struct {
 	row     Row
 	encoder connector.PageEncoder
-	gate    *encodeGate
-	tokens  chan struct{} // bounds the pages in flight
-	out     chan *work
-	wg      sync.WaitGroup
-	bufs    recycle.List[[]byte]  // encoded pages' buffers: workers take, the writer gives back
-	kept    recycle.List[[]int32] // for work.kept
+	// trim: once encoded, a page's records are read by nothing else (the
+	// sink writes the bytes only; no --limit re-encode, no exactly-once
+	// write of records, no dead-lettering of a whole page), so they are
+	// dropped and their memory goes back to the source before the page
+	// waits for the writer.
+	trim   bool
+	gate   *encodeGate
+	tokens chan struct{} // bounds the pages in flight
+	out    chan *work
+	wg     sync.WaitGroup
+	bufs   recycle.List[[]byte]  // encoded pages' buffers: workers take, the writer gives back
+	kept   recycle.List[[]int32] // for work.kept
 }
 
 func startStages(ctx context.Context, row Row, encoder connector.PageEncoder) *stages {
@@ -68,6 +86,9 @@ func startStages(ctx context.Context, row Row, encoder connector.PageEncoder) *s
 		out:     make(chan *work, inflight),
 		bufs:    recycle.List[[]byte]{Max: inflight},
 		kept:    recycle.List[[]int32]{Max: inflight},
+	}
+	if _, ok := encoder.(connector.EncodedOnlyWriter); ok {
+		s.trim = row.Limit == 0 && !row.ExactlyOnce && (row.DLQ == nil || !row.DLQ.AllOnBatchError)
 	}
 	jobs := make(chan *work, row.Workers)
 	s.wg.Add(1 + row.Workers)
@@ -185,6 +206,12 @@ func (s *stages) prepare(w *work) {
 		return
 	}
 	w.encoded = buf
+	if s.trim && len(w.failed) == 0 {
+		// Failed records may refer to the page's memory until the writer
+		// has dead-lettered them, so such a page keeps it.
+		w.trimmed, w.records = true, len(p.Records)
+		p.TrimRecords()
+	}
 }
 
 // transform applies the transforms to every record of the page, dropping

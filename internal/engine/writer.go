@@ -150,7 +150,7 @@ func (w *writer) handle(ctx, fctx context.Context, it *work) (done bool, err err
 		return done, w.writeExactlyOnce(ctx, fctx, p)
 	}
 	pageDLQ := int64(len(it.failed))
-	if len(p.Records) > 0 {
+	if it.count() > 0 {
 		n, err := w.write(ctx, fctx, it, base)
 		if err != nil {
 			return false, err
@@ -213,8 +213,9 @@ func (w *writer) write(ctx, fctx context.Context, it *work, base int64) (int64, 
 	if err != nil {
 		return 0, err
 	}
-	w.written += int64(len(p.Records)) - refused
-	w.row.Stats.Written.Add(int64(len(p.Records)) - refused)
+	n := int64(it.count()) - refused
+	w.written += n
+	w.row.Stats.Written.Add(n)
 	return refused, nil
 }
 
@@ -229,7 +230,7 @@ func (w *writer) refused(ctx context.Context, it *work, base int64) (int64, erro
 	}
 	failed := make([]failure, len(p.Failed))
 	for i, f := range p.Failed {
-		if f.PageIndex > 0 && f.PageIndex <= len(p.Records) {
+		if f.PageIndex > 0 && f.PageIndex <= it.count() {
 			w.locate(it, base, f.PageIndex-1, &f)
 		}
 		failed[i] = failure{local: -1, err: f}
