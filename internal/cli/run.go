@@ -126,6 +126,8 @@ func (app *App) runRow(ctx context.Context, doc *config.Document, inv config.Inv
 	// Reading the config, connecting and opening used code the data path
 	// does not; give those pages back before it starts.
 	row.Opened = imagepages.Release
+	// And once the data path is warm, what only its first pages used.
+	row.Warm = imagepages.Release
 	rr.start()
 	res, err := engine.Run(ctx, row)
 	rr.done(res, err)

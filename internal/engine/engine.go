@@ -65,7 +65,15 @@ type Row struct {
 	// of the run's set-up. `faucet run` gives back the executable pages
 	// set-up used there (internal/imagepages).
 	Opened func()
+	// Warm, when set, is called once, when the writer has handled
+	// warmPages pages: the run is in its steady state. `faucet run` gives
+	// back, again, the executable pages that only the first pages used
+	// (the first fetches, the first page's encoding, logging).
+	Warm func()
 }
+
+// warmPages is the number of pages after which a run calls Row.Warm.
+const warmPages = 16
 
 // Result summarises a finished (or stopped) row.
 type Result struct {

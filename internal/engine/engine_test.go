@@ -216,6 +216,30 @@ func TestRunCallsOpenedBetweenOpenAndFirstPage(t *testing.T) {
 	}
 }
 
+func TestRunCallsWarmOnceAfterItsPages(t *testing.T) {
+	for _, c := range []struct {
+		pages int
+		calls int
+	}{{warmPages - 1, 0}, {warmPages, 1}, {10 * warmPages, 1}} {
+		src := &seqSource{n: c.pages * 10, size: 10}
+		sink := &logSink{events: new([]string)}
+		row := newRow(src, sink, nil)
+		calls := 0
+		row.Warm = func() {
+			calls++
+			if len(sink.ids) < warmPages*10 {
+				t.Errorf("Warm called after %d records were written, before page %d", len(sink.ids), warmPages)
+			}
+		}
+		if _, err := Run(context.Background(), row); err != nil {
+			t.Fatal(err)
+		}
+		if calls != c.calls {
+			t.Errorf("%d pages: Warm called %d times, want %d", c.pages, calls, c.calls)
+		}
+	}
+}
+
 func TestRunResumesFromBookmark(t *testing.T) {
 	var events []string
 	st := state.NewMemory()

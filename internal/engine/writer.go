@@ -101,6 +101,9 @@ func (w *writer) run(ctx context.Context) (err error) {
 		if err != nil {
 			return w.stop(fctx, err)
 		}
+		if next == warmPages && w.row.Warm != nil {
+			w.row.Warm()
+		}
 		if done {
 			return w.finish(fctx)
 		}
