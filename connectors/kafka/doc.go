@@ -72,18 +72,25 @@
 //
 // franz-go's defaults let a client hold tens of MiB: fetches of up to 50
 // MiB, and a producer buffer of 50,000 messages with no byte limit. The
-// source asks for fetches of at most fetch_max_bytes (default 1 MiB) and
-// fetch_max_partition_bytes per partition (default 256 KiB; a broker
-// still returns at least one batch, so a larger batch arrives whole).
-// franz-go decompresses and decodes a whole fetch at once, so for
-// compressed JSON it holds several times fetch_max_bytes until the fetch
-// is polled. A page copies the keys, values and header values of its
+// source asks for fetches of at most fetch_max_bytes and
+// fetch_max_partition_bytes per partition (a broker still returns at
+// least one batch, so a larger batch arrives whole). franz-go
+// decompresses and decodes a whole fetch at once, so for compressed JSON
+// it holds several times fetch_max_bytes until the fetch is polled. Left
+// at 0 (the default), both follow the round trip to the brokers, the
+// shortest of three small metadata requests at open (fetchsize.go): 256
+// KiB and 128 KiB when it is under 5 ms (a LAN: a fetch need not carry
+// much to keep up, and on the bench's loopback broker this is the same
+// speed as 1 MiB at 9 MiB less), else 1 MiB and 256 KiB. A page copies the keys, values and header values of its
 // messages while they are polled (pagemem.go), so no page keeps a
 // fetched batch alive, and it is cut at batch_size messages or
 // batch_bytes (default 1 MiB) of keys, values and header values,
 // whichever comes first: the engine's pages in flight stay bounded when
-// messages are large. A page's copies, records, fields and JSON parser are reused once
-// the engine has released it. The sink bounds the producer's buffer by
+// messages are large. A page's copies are reused once the engine has
+// released it, and its decoded records (fields and JSON parser, pooled
+// apart) once it has encoded them for a sink that writes only the bytes
+// (jsonl, csv): the engine then trims the page (connector.Page.Trim) and
+// the whole page's memory goes back before it waits for the writer. The sink bounds the producer's buffer by
 // max_buffered_bytes (default 1 MiB) and max_buffered_records (default
 // 10,000): Write waits while it is full. Batches are of at most
 // batch_max_bytes (default 64 KiB): several of them pipeline within the
@@ -108,8 +115,9 @@
 // producer's buffer holds every message until it is acknowledged, so a
 // consumer moves at most about fetch_max_bytes and a producer
 // max_buffered_bytes per round trip. bench/connectors measures both at a
-// 20 ms round trip (BENCH_KAFKA_RTT): halving them halves throughput
-// there. The defaults keep the throughput; the README has the figures.
+// 20 ms round trip (BENCH_KAFKA_RTT): the consumer's near fetch sizes
+// take 2.7 times as long there, which is why they are for near brokers
+// only. The README has the figures.
 //
 // # Sink: effectively-once
 //
