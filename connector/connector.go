@@ -117,6 +117,17 @@ type EncodedOnlyWriter interface {
 	WritesEncodedOnly()
 }
 
+// DurableFlusher is implemented by sinks whose Flush, beyond handing what
+// they buffer to the destination, makes it durable at a cost of its own
+// (a file sink's fsync). The engine calls FlushBuffers instead when
+// nothing it saves after the flush depends on durability: no bookmark,
+// commit token or acknowledgement of the source, no overwrite swap. Like
+// Flush, FlushBuffers hands everything written so far to the
+// destination, where a reader sees it.
+type DurableFlusher interface {
+	FlushBuffers(ctx context.Context) error
+}
+
 // Overwriter is implemented by sinks that can stage a whole run and swap
 // it in at the end (write_mode: overwrite). When Overwriting reports true
 // after Open, the engine saves no bookmark during the run, calls

@@ -316,13 +316,19 @@ func (s *Sink) Write(ctx context.Context, p *connector.Page) error {
 }
 
 // Flush makes everything written so far durable (fsync).
-func (s *Sink) Flush(ctx context.Context) error {
+func (s *Sink) Flush(ctx context.Context) error { return s.flush(ctx, s.w.Flush) }
+
+// FlushBuffers is Flush without the fsync (connector.DurableFlusher).
+func (s *Sink) FlushBuffers(ctx context.Context) error { return s.flush(ctx, s.w.FlushBuffers) }
+
+// flush writes a header still due, then flushes the file with out.
+func (s *Sink) flush(ctx context.Context, out func() error) error {
 	if s.header && s.frozen.Load() {
 		if err := s.WriteEncoded(ctx, &connector.Page{}, nil); err != nil {
 			return err
 		}
 	}
-	if err := s.w.Flush(); err != nil {
+	if err := out(); err != nil {
 		return fmt.Errorf("csv: flush %s: %w", s.cfg.Path, err)
 	}
 	return nil
@@ -347,4 +353,5 @@ func (s *Sink) Close() error {
 var (
 	_ connector.Sink              = (*Sink)(nil)
 	_ connector.EncodedOnlyWriter = (*Sink)(nil)
+	_ connector.DurableFlusher    = (*Sink)(nil)
 )

@@ -166,6 +166,14 @@ func (s *Sink) Flush(ctx context.Context) error {
 	return nil
 }
 
+// FlushBuffers is Flush without the fsync (connector.DurableFlusher).
+func (s *Sink) FlushBuffers(context.Context) error {
+	if err := s.w.FlushBuffers(); err != nil {
+		return fmt.Errorf("jsonl: flush %s: %w", s.cfg.Path, err)
+	}
+	return nil
+}
+
 // Close closes the file.
 func (s *Sink) Close() error {
 	if s.w == nil {
@@ -182,4 +190,5 @@ func (s *Sink) Close() error {
 var (
 	_ connector.Sink              = (*Sink)(nil)
 	_ connector.EncodedOnlyWriter = (*Sink)(nil)
+	_ connector.DurableFlusher    = (*Sink)(nil)
 )

@@ -24,7 +24,24 @@
 // Flushing means fsync for file sinks, so the writer checkpoints at most
 // once per CheckpointEvery (default 1s) and always at the end of the
 // stream and on cancellation; bookmarks in between are folded into the
-// pending one. A sink error never advances the bookmark.
+// pending one. A sink error never advances the bookmark. A checkpoint
+// after which nothing is saved (no bookmark or state store, no source
+// acknowledgement, no commit token, no overwrite swap) does not need the
+// data to survive a crash, since a rerun writes it again: a sink that
+// pays for durability separately (connector.DurableFlusher, the file
+// sinks' fsync) is then asked for FlushBuffers only, as cp or DuckDB's
+// COPY leave a file to the kernel's write-back.
+//
+// # Trimmed pages
+//
+// Once a worker has encoded a page for a connector.EncodedOnlyWriter
+// sink, nothing reads its records again unless the run needs them: a
+// --limit run encodes its last page again, exactly-once writes records,
+// on_batch_error: dlq_all dead-letters a whole page, and a failed record
+// of the page may refer to its memory. Otherwise the worker trims the
+// page (connector.Page.Trim): its records and Locate are dropped and the
+// source takes its memory back, so the pages waiting for the writer hold
+// their encoded bytes, not their decoded records.
 //
 // # Source commits
 //

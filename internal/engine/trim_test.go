@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/faucet-hq/faucet/connector"
+	"github.com/faucet-hq/faucet/internal/state"
 )
 
 // bytesSink writes encoded pages only (connector.EncodedOnlyWriter): its
@@ -120,6 +121,50 @@ func TestRunTrimsEncodedPages(t *testing.T) {
 			}
 			if last := `{"id":` + strconv.FormatInt(c.written, 10) + `}`; c.failEvery == 0 && (lines[0] != `{"id":1}` || lines[len(lines)-1] != last) {
 				t.Errorf("output runs %s .. %s, want {\"id\":1} .. %s", lines[0], lines[len(lines)-1], last)
+			}
+		})
+	}
+}
+
+// flushSink is bytesSink that counts its durable and buffer-only flushes
+// (connector.DurableFlusher).
+type flushSink struct {
+	bytesSink
+	durable, buffers int
+}
+
+func (s *flushSink) Flush(context.Context) error        { s.durable++; return nil }
+func (s *flushSink) FlushBuffers(context.Context) error { s.buffers++; return nil }
+
+// TestRunFlushesDurablyOnlyWhenSomethingDependsOnIt: a run that saves
+// no bookmark asks a DurableFlusher for its buffers only; one that saves
+// a bookmark after every page flushes durably before each save (and the
+// final flush, with nothing left to save, is buffer-only).
+func TestRunFlushesDurablyOnlyWhenSomethingDependsOnIt(t *testing.T) {
+	for _, c := range []struct {
+		name             string
+		state            bool
+		durable, buffers int
+	}{
+		{"no state store", false, 0, 11},
+		{"bookmarks saved", true, 10, 1},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			src := &seqSource{n: 1000, size: 100}
+			sink := &flushSink{}
+			row := newRow(src, nil, nil)
+			row.Sink = sink
+			if c.state {
+				row.State = state.NewMemory()
+			}
+			if _, err := Run(context.Background(), row); err != nil {
+				t.Fatal(err)
+			}
+			if sink.durable != c.durable || sink.buffers != c.buffers {
+				t.Fatalf("%d durable and %d buffer-only flushes, want %d and %d", sink.durable, sink.buffers, c.durable, c.buffers)
+			}
+			if got := len(sink.lines()); got != 1000 {
+				t.Fatalf("%d lines written, want 1000", got)
 			}
 		})
 	}

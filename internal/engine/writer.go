@@ -392,10 +392,26 @@ func (w *writer) flush(ctx context.Context) error {
 			return fmt.Errorf("dlq sink %s: flush: %w", w.row.DLQ.Type, err)
 		}
 	}
-	if err := w.row.Retry.do(ctx, func() error { return w.row.Sink.Flush(ctx) }, w.logRetry("sink flush")); err != nil {
+	flush := w.row.Sink.Flush
+	if df, ok := w.row.Sink.(connector.DurableFlusher); ok && !w.durable() {
+		flush = df.FlushBuffers
+	}
+	if err := w.row.Retry.do(ctx, func() error { return flush(ctx) }, w.logRetry("sink flush")); err != nil {
 		return fmt.Errorf("sink %s: flush: %w", w.row.SinkType, err)
 	}
 	return nil
+}
+
+// durable reports whether what the checkpoint saves after its flush
+// depends on the written data surviving a crash: a bookmark to save, pages
+// to acknowledge to the source, a commit token (exactly-once) or an
+// overwrite swap. Otherwise a sink need not pay for durability
+// (connector.DurableFlusher): a crash loses nothing a rerun would not
+// write again.
+func (w *writer) durable() bool {
+	return w.pending != nil && w.row.State != nil ||
+		w.committer != nil && w.uncommitted ||
+		w.eo != nil || w.overwrite != nil
 }
 
 // finish ends a complete (or limited) stream: flush and save; under

@@ -198,16 +198,22 @@ func (w *Writer) Write(p []byte) (int, error) {
 // Flush finishes the current gzip member, writes out the buffer and fsyncs
 // the file, so everything written so far survives a crash.
 func (w *Writer) Flush() error {
+	if err := w.FlushBuffers(); err != nil {
+		return err
+	}
+	return w.f.Sync()
+}
+
+// FlushBuffers is Flush without the fsync: everything written so far is
+// in the file for a reader, and the kernel writes it back when it will.
+func (w *Writer) FlushBuffers() error {
 	if w.gz != nil && w.gzOpen {
 		if err := w.gz.Close(); err != nil {
 			return err
 		}
 		w.gzOpen = false
 	}
-	if err := w.buf.Flush(); err != nil {
-		return err
-	}
-	return w.f.Sync()
+	return w.buf.Flush()
 }
 
 // Close flushes (without fsync) and closes the file.

@@ -102,3 +102,33 @@ func TestWriterLargeWritesKeepOrder(t *testing.T) {
 		t.Errorf("got %d bytes in the wrong order", len(got))
 	}
 }
+
+// TestWriterFlushBuffersLeavesAReadableFile: after FlushBuffers (Flush
+// without the fsync) a reader sees everything written, a gzip file
+// included (its member is ended), while the writer stays open.
+func TestWriterFlushBuffersLeavesAReadableFile(t *testing.T) {
+	for _, name := range []string{"out.txt", "out.gz"} {
+		path := filepath.Join(t.TempDir(), name)
+		w, err := Create(path, false, "auto")
+		if err != nil {
+			t.Fatal(err)
+		}
+		w.Write([]byte("one\n"))
+		if err := w.FlushBuffers(); err != nil {
+			t.Fatal(err)
+		}
+		r, err := Open(path, "auto")
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := io.ReadAll(r)
+		r.Close()
+		if err != nil || string(got) != "one\n" {
+			t.Errorf("%s: read back %q, %v before the writer closed", name, got, err)
+		}
+		w.Write([]byte("two\n"))
+		if err := w.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
