@@ -170,6 +170,13 @@ func TestMetrics(t *testing.T) {
 	hn := newHarness(t)
 	id := hn.submit(map[string]any{"config": slowPipeline(1)})["run_id"].(string)
 	hn.wait(id)
+	// A client sees the terminal status once it is written; the run's
+	// duration and its slot follow right after.
+	for deadline := time.Now().Add(10 * time.Second); hn.s.runner.InFlight() > 0; time.Sleep(5 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the run never left its slot")
+		}
+	}
 	hn.do("GET", "/v1/nope", "", nil)
 	r := hn.do("GET", "/metrics", "", nil)
 	body := string(r.body)
