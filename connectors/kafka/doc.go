@@ -81,16 +81,22 @@
 // shortest of three small metadata requests at open (fetchsize.go): 256
 // KiB and 128 KiB when it is under 5 ms (a LAN: a fetch need not carry
 // much to keep up, and on the bench's loopback broker this is the same
-// speed as 1 MiB at 9 MiB less), else 1 MiB and 256 KiB. A page copies the keys, values and header values of its
-// messages while they are polled (pagemem.go), so no page keeps a
-// fetched batch alive, and it is cut at batch_size messages or
-// batch_bytes (default 1 MiB) of keys, values and header values,
-// whichever comes first: the engine's pages in flight stay bounded when
-// messages are large. A page's copies are reused once the engine has
-// released it, and its decoded records (fields and JSON parser, pooled
-// apart) once it has encoded them for a sink that writes only the bytes
-// (jsonl, csv): the engine then trims the page (connector.Page.Trim) and
-// the whole page's memory goes back before it waits for the writer. The sink bounds the producer's buffer by
+// speed as 1 MiB at 9 MiB less), else 1 MiB and 256 KiB.
+//
+// A page copies the keys, values and header values of its messages while
+// they are polled (pagemem.go), so no page keeps a fetched batch alive,
+// and it is cut at batch_size messages or batch_bytes (default 128 KiB)
+// of keys, values and header values, whichever comes first: the engine's
+// four pages in flight, each also decoded and encoded, stay within a few
+// MiB whatever the message size (128 KiB is some 600 messages of 200
+// bytes; a Java consumer polls 500). A page's copies are reused once the
+// engine has released it, and its decoded records (fields and JSON
+// parser, pooled apart) once it has encoded them for a sink that writes
+// only the bytes (jsonl, csv): the engine then trims the page
+// (connector.Page.Trim) and the whole page's memory goes back before it
+// waits for the writer.
+//
+// The sink bounds the producer's buffer by
 // max_buffered_bytes (default 1 MiB) and max_buffered_records (default
 // 10,000): Write waits while it is full. Batches are of at most
 // batch_max_bytes (default 64 KiB): several of them pipeline within the

@@ -156,9 +156,9 @@ func Create(path string, appendTo bool, compression string) (*Writer, error) {
 	if err != nil {
 		return nil, err
 	}
-	w := &Writer{Path: path, f: f, buf: bufio.NewWriterSize(f, BufferSize)}
+	w := &Writer{Path: path, f: f}
 	if IsGzip(path, compression) {
-		w.gz = gzip.NewWriter(w.buf)
+		w.gz = gzip.NewWriter(w.buffer())
 		w.gzOpen = true
 	}
 	return w, nil
@@ -181,18 +181,35 @@ const directWrite = 64 << 10
 func (w *Writer) Write(p []byte) (int, error) {
 	if w.gz != nil {
 		if !w.gzOpen {
-			w.gz.Reset(w.buf)
+			w.gz.Reset(w.buffer())
 			w.gzOpen = true
 		}
 		return w.gz.Write(p)
 	}
 	if len(p) >= directWrite {
-		if err := w.buf.Flush(); err != nil {
+		if err := w.flushBuffer(); err != nil {
 			return 0, err
 		}
 		return w.f.Write(p)
 	}
-	return w.buf.Write(p)
+	return w.buffer().Write(p)
+}
+
+// buffer is the write buffer, made on first use: a sink whose writes all
+// go to the file directly (whole encoded pages) never holds one.
+func (w *Writer) buffer() *bufio.Writer {
+	if w.buf == nil {
+		w.buf = bufio.NewWriterSize(w.f, BufferSize)
+	}
+	return w.buf
+}
+
+// flushBuffer writes out the buffer, if there is one.
+func (w *Writer) flushBuffer() error {
+	if w.buf == nil {
+		return nil
+	}
+	return w.buf.Flush()
 }
 
 // Flush finishes the current gzip member, writes out the buffer and fsyncs
@@ -213,7 +230,7 @@ func (w *Writer) FlushBuffers() error {
 		}
 		w.gzOpen = false
 	}
-	return w.buf.Flush()
+	return w.flushBuffer()
 }
 
 // Close flushes (without fsync) and closes the file.
@@ -223,7 +240,7 @@ func (w *Writer) Close() error {
 		err = w.gz.Close()
 		w.gzOpen = false
 	}
-	if ferr := w.buf.Flush(); err == nil {
+	if ferr := w.flushBuffer(); err == nil {
 		err = ferr
 	}
 	if cerr := w.f.Close(); err == nil {
