@@ -50,7 +50,7 @@ func roundTrip(ctx context.Context, cl *kgo.Client) time.Duration {
 		req.Topics = []kmsg.MetadataRequestTopic{} // none (nil asks for all)
 		start := time.Now()
 		if _, err := req.RequestWith(ctx, cl); err != nil {
-			return nearRTT
+			return nearRTT // not under it: the far sizes
 		}
 		if d := time.Since(start); best < 0 || d < best {
 			best = d
