@@ -21,7 +21,7 @@ type decoder struct {
 // worker; the parser is the page's own. The records' strings are views
 // into mem.data (the parser's are), so they live as long as the page.
 func (d decoder) decode(p *connector.Page, mem *pageMem) {
-	dm := mem.size()
+	dm := mem.takeDecodeMem()
 	jp := &dm.jp
 	p.Records = dm.recs[:0]
 	for n := range mem.msgs {

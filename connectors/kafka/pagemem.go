@@ -124,8 +124,9 @@ func (m *pageMem) bytes(s span) []byte {
 	return m.data[s.start:s.end:s.end]
 }
 
-// size takes a decodeMem with room for the records of every message.
-func (m *pageMem) size() *decodeMem {
+// takeDecodeMem gives the page a decodeMem with room for the records of
+// every message.
+func (m *pageMem) takeDecodeMem() *decodeMem {
 	d, ok := decodePool.Get()
 	if !ok {
 		d = &decodeMem{}

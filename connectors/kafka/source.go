@@ -87,7 +87,10 @@ func (s *Source) Open(ctx context.Context, opts connector.SourceOptions) error {
 		}
 		return err
 	}
-	rtt := roundTrip(octx, cl)
+	var rtt time.Duration
+	if s.cfg.FetchMaxBytes == 0 || s.cfg.FetchMaxPartitionBytes == 0 {
+		rtt = roundTrip(octx, cl)
+	}
 	s.fetchBytes, s.fetchPartitionBytes = fetchSizes(s.cfg, rtt)
 	s.log.Debug("kafka: fetch sizes", "round_trip", rtt.String(), "fetch_max_bytes", s.fetchBytes, "fetch_max_partition_bytes", s.fetchPartitionBytes)
 	cl.Close()
@@ -241,25 +244,21 @@ func (s *Source) page(mem *pageMem) *connector.Page {
 	s.taken += int64(len(mem.msgs))
 	bm := s.next.bookmark()
 	dec := s.dec
-	trimmed := false // the engine trims on a worker, then releases on its writer
 	return &connector.Page{
 		Bookmark: &bm,
 		Decode: func(p *connector.Page) error {
 			dec.decode(p, mem)
 			return nil
 		},
-		// The page is encoded and the engine reads neither its records
-		// nor its messages again: its memory is reused at once.
+		// The page is encoded and the engine calls neither Decode nor
+		// Locate again: its memory is reused at once, and the Release
+		// that follows finds none (put of nil does nothing).
 		Trim: func() {
-			trimmed = true
 			mem.put()
+			mem = nil
 		},
 		// The engine is done with the page: its memory is reused.
-		Release: func() {
-			if !trimmed {
-				mem.put()
-			}
-		},
+		Release: func() { mem.put() },
 		Locate: func(i int) (string, int64) {
 			return mem.locate(i, first)
 		},

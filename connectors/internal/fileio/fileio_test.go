@@ -63,13 +63,7 @@ func TestWriterGzipMembersAndAppend(t *testing.T) {
 	w, _ = Create(path, true, "auto")
 	w.Write([]byte("three\n"))
 	w.Close()
-	r, err := Open(path, "auto")
-	if err != nil {
-		t.Fatal(err)
-	}
-	got, err := io.ReadAll(r)
-	r.Close()
-	if err != nil || string(got) != "one\ntwo\nthree\n" {
+	if got, err := readBack(path); err != nil || got != "one\ntwo\nthree\n" {
 		t.Errorf("read back %q, %v", got, err)
 	}
 	// Truncate replaces the content.
@@ -117,18 +111,27 @@ func TestWriterFlushBuffersLeavesAReadableFile(t *testing.T) {
 		if err := w.FlushBuffers(); err != nil {
 			t.Fatal(err)
 		}
-		r, err := Open(path, "auto")
-		if err != nil {
-			t.Fatal(err)
-		}
-		got, err := io.ReadAll(r)
-		r.Close()
-		if err != nil || string(got) != "one\n" {
+		if got, err := readBack(path); err != nil || got != "one\n" {
 			t.Errorf("%s: read back %q, %v before the writer closed", name, got, err)
 		}
 		w.Write([]byte("two\n"))
 		if err := w.Close(); err != nil {
 			t.Fatal(err)
 		}
+		if got, err := readBack(path); err != nil || got != "one\ntwo\n" {
+			t.Errorf("%s: read back %q, %v after the writer closed", name, got, err)
+		}
 	}
+}
+
+// readBack is the content of the file at path, decompressed as Open
+// would.
+func readBack(path string) (string, error) {
+	r, err := Open(path, "auto")
+	if err != nil {
+		return "", err
+	}
+	defer r.Close()
+	got, err := io.ReadAll(r)
+	return string(got), err
 }
